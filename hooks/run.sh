@@ -1,0 +1,19 @@
+# metacog's only hook command. Runs the plugin's own interpreter by its real path
+# (no PATH search, no pyenv shim: a shim alone costs 88 ms, eight times a bare start).
+# Every path exits 0 and prints nothing of its own: a missing runtime means silence.
+# The version below must equal .claude-plugin/plugin.json (tests/test_layout.py checks it).
+V=0.1.0
+[ "${METACOG_DISABLE:-}" = 1 ] && exit 0
+D="${CLAUDE_PLUGIN_DATA:-${HOME:-/nonexistent}/.claude/plugins/data/metacog-inline}"
+R="$D/runtime/$V"
+if [ "${1:-}" = session-start ] && [ ! -f "$R/.ready" ]; then
+    # Once per plugin version: build the runtime. stdin stays for the hook below.
+    for py in python3.13 python3.12 python3.11 python3.10 python3; do
+        command -v "$py" >/dev/null 2>&1 || continue
+        "$py" "$(dirname "$0")/bootstrap.py" "$D" "$V" </dev/null >/dev/null 2>&1
+        [ $? = 3 ] || break  # 3: too old an interpreter, try the next
+    done
+fi
+[ -f "$R/.ready" ] || exit 0
+# -I: the user's PYTHONPATH or PYTHONSTARTUP must not reach metacog's interpreter.
+exec "$R/bin/python" -I -c "from metacog.hook import main; main()" 2>>"$D/hook-stderr.log" || exit 0

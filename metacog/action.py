@@ -1,0 +1,122 @@
+"""What one tool call was, reduced to the few fields the senses need.
+
+Payload fields are read tolerantly: a missing or wrongly typed field is absent, not a
+crash. Nothing raw is kept: the target is a short normalized form, the result a
+checksum, an error a normalized signature (metacog.signature).
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+
+from metacog import fastjson
+
+SCHEMA = 1
+TARGET_CAP = 120
+FILE_TOOLS = ("Read", "Edit", "Write", "MultiEdit", "NotebookEdit")
+EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
+# Keys that change between two identical calls (timings), left out of the result checksum.
+_VOLATILE = ("durationMs", "duration_ms", "elapsed", "elapsedMs", "timestamp")
+
+
+def text(payload: object, key: str) -> str:
+    value = payload.get(key) if isinstance(payload, dict) else None
+    return value if isinstance(value, str) else ""
+
+
+def mapping(payload: object, key: str) -> dict:
+    value = payload.get(key) if isinstance(payload, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def squash(value: str, cap: int = TARGET_CAP) -> str:
+    """One line, runs of white space folded, capped: a display form, never raw content."""
+    return " ".join(value.split())[:cap]
+
+
+def file_of(tool_input: dict) -> str:
+    return text(tool_input, "file_path") or text(tool_input, "notebook_path") or text(tool_input, "path")
+
+
+def relative(path: str, cwd: str) -> str:
+    if cwd and path.startswith(cwd.rstrip("/") + "/"):
+        return path[len(cwd.rstrip("/")) + 1:]
+    return path
+
+
+def target_of(tool: str, tool_input: dict, cwd: str) -> str:
+    """The normalized thing a call acts on: a file, a command, a pattern."""
+    if tool in FILE_TOOLS:
+        return relative(file_of(tool_input), cwd)[:TARGET_CAP]
+    if tool == "Bash":
+        return squash(text(tool_input, "command"))
+    if tool in ("Grep", "Glob"):
+        where = relative(text(tool_input, "path"), cwd)
+        return squash(f"{text(tool_input, 'pattern')} {where}".strip())
+    if tool in ("WebFetch", "WebSearch"):
+        return squash(text(tool_input, "url") or text(tool_input, "query"))
+    if tool == "Task" or tool == "Agent":
+        return squash(text(tool_input, "description"))
+    return squash(fastjson.dumps(tool_input)) if tool_input else ""
+
+
+def checksum(value: object) -> int:
+    if isinstance(value, dict):
+        value = {k: v for k, v in value.items() if k not in _VOLATILE}
+    try:
+        blob = fastjson.dumps(value)
+    except (TypeError, ValueError):
+        blob = repr(value)
+    return zlib.crc32(blob.encode("utf-8", "replace"))
+
+
+def failure_text(tool_response: object) -> str:
+    """The error a PostToolUse response reports, if it reports one ('' otherwise).
+
+    Claude Code 2.1.328 sends failures as PostToolUseFailure; older versions and some
+    tools report them inside a successful PostToolUse (FACTS.md).
+    """
+    if isinstance(tool_response, dict):
+        if tool_response.get("is_error") is True or tool_response.get("success") is False:
+            return text(tool_response, "error") or text(tool_response, "message") or "tool reported failure"
+        if tool_response.get("interrupted") is True:
+            return ""
+        err = tool_response.get("error")
+        if isinstance(err, str) and err:
+            return err
+    elif isinstance(tool_response, str) and tool_response.startswith(("Error:", "<tool_use_error>")):
+        return tool_response
+    return ""
+
+
+def from_tool_event(payload: dict, now: float, size: int) -> dict:
+    """An action record (schema SCHEMA) from a PostToolUse or PostToolUseFailure payload."""
+    tool = text(payload, "tool_name") or "?"
+    tool_input = mapping(payload, "tool_input")
+    cwd = text(payload, "cwd")
+    if text(payload, "hook_event_name") == "PostToolUseFailure":
+        error = text(payload, "error") or "tool failed"
+        result = 0
+    else:
+        response = payload.get("tool_response")
+        error = failure_text(response)
+        result = checksum(response)
+    return make(tool, target_of(tool, tool_input, cwd), error, result, size, now,
+                text(payload, "agent_id"), file_of(tool_input) if tool in FILE_TOOLS else "")
+
+
+def make(tool: str, target: str, error: str, result: int, size: int, now: float,
+         agent: str = "", path: str = "") -> dict:
+    record = {"tool": tool, "target": target, "ok": not error, "result": result,
+              "size": size, "ts": round(now, 3)}
+    if error:
+        from metacog.signature import signature  # imports re (~13 ms): failures only
+
+        record["sig"] = signature(error)
+        record["result"] = zlib.crc32(record["sig"].encode())
+    if agent:
+        record["agent"] = agent[:64]
+    if path:
+        record["path"] = os.path.normpath(path)[:512] if path else ""
+    return record

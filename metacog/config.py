@@ -1,0 +1,124 @@
+"""Settings: defaults here, then the global config file, then the project's (project wins).
+
+Files are TOML: `<config dir>/config.toml` and `<project>/.claude/metacog.toml`.
+Parsing TOML imports `re` (~13 ms), so the hot path only stats the two files and
+reuses a parsed copy cached in the state dir until either file changes.
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+
+from metacog import fastjson
+from metacog.fsutil import atomic_write
+
+DEFAULTS: dict[str, dict[str, object]] = {
+    "nociception": {"enabled": True, "observe_at": 3, "socratic_at": 5, "directive_at": 7, "person_at": 9},
+    "o2": {"enabled": True, "velocity_factor": 3.0, "baseline_calls": 10, "recent_calls": 5,
+           "min_recent_bytes": 40000, "fill_warn": 0.70, "context_window": 0},
+    "chronos": {"enabled": True, "minutes": 15, "calls": 25},
+    "vestibular": {"enabled": True, "same_action": 4, "cycle_repeats": 3, "same_read": 3, "cooldown_calls": 6},
+    "spatial": {"enabled": True, "min_importers": 5, "budget_ms": 100, "max_files": 50000, "names_shown": 5},
+    "echo": {"enabled": True, "edits_without_tests": 12},
+    "drift": {"enabled": True, "recent_calls": 12},
+    "learning": {"enabled": True, "promote_projects": 2, "decay_after_days": 60, "half_life_days": 60},
+    "digest": {"enabled": True, "max_rules": 25, "max_chars": 2000},
+}
+DIGEST_HARD_CEILING = 8000  # Claude Code swaps hook output over 10,000 characters for a preview
+GLOBAL_NAME = "config.toml"
+PROJECT_NAME = os.path.join(".claude", "metacog.toml")
+
+
+def project_root(cwd: str) -> str:
+    """The git top level of `cwd` (found by walking up to a `.git`), else `cwd` itself."""
+    path = os.path.abspath(cwd) if cwd else ""
+    probe = path
+    for _ in range(64):
+        if not probe:
+            break
+        if os.path.exists(os.path.join(probe, ".git")):
+            return probe
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    return path
+
+
+def _stamp(path: str) -> list[int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_mtime_ns, st.st_size]
+
+
+def parse_toml(path: str) -> dict:
+    """A TOML file as a dict; ValueError with a readable reason when it is not TOML."""
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+
+def merge(base: dict, layer: dict) -> dict:
+    """`layer` over `base`, keeping only known sections and keys of the default's type."""
+    out = {section: dict(values) for section, values in base.items()}
+    for section, values in layer.items():
+        if section not in out or not isinstance(values, dict):
+            continue
+        for key, value in values.items():
+            default = DEFAULTS[section].get(key)
+            if default is None:
+                continue
+            if isinstance(default, bool):
+                ok = isinstance(value, bool)
+            elif isinstance(default, (int, float)):
+                ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+            else:
+                ok = isinstance(value, type(default))
+            if ok:
+                out[section][key] = value
+    return out
+
+
+def files(config_dir: str, root: str) -> list[str]:
+    found = [os.path.join(config_dir, GLOBAL_NAME)]
+    if root:
+        found.append(os.path.join(root, PROJECT_NAME))
+    return found
+
+
+def load(config_dir: str, state_dir: str, root: str) -> dict:
+    """Effective settings. Unreadable files are skipped (`metacog doctor` names them)."""
+    paths = files(config_dir, root)
+    stamps = [_stamp(p) for p in paths]
+    if not any(stamps):
+        return DEFAULTS
+    key = [paths, stamps]
+    cache = os.path.join(state_dir, f"config-cache-{zlib.crc32(root.encode()):08x}.json")
+    try:
+        with open(cache, "rb") as fh:
+            cached = fastjson.loads(fh.read())
+        if isinstance(cached, dict) and cached.get("key") == key and isinstance(cached.get("values"), dict):
+            return merge(DEFAULTS, cached["values"])
+    except (OSError, ValueError):
+        pass
+    values = DEFAULTS
+    for path, stamp in zip(paths, stamps):
+        if stamp:
+            try:
+                values = merge(values, parse_toml(path))
+            except (OSError, ValueError):
+                continue
+    try:
+        atomic_write(cache, fastjson.dumps({"key": key, "values": values}))
+    except OSError:
+        pass
+    return values

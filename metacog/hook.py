@@ -1,0 +1,70 @@
+"""The hook boundary: stdin in, at most one JSON object out, exit 0 whatever happens.
+
+Every registered event enters here (hooks/run.sh). Heavy imports stay out: this runs
+after every tool call, and each millisecond is paid thousands of times a day.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+STDIN_CAP = 64 * 1024 * 1024  # larger payloads are not parsed: silence, not a stall
+
+
+def main(exit_process: bool = True) -> None:
+    """Entry point. Never raises, never exits non-zero, prints only the reply."""
+    state_dir = ""
+    try:
+        if os.environ.get("METACOG_DISABLE") == "1":
+            return
+        from metacog import paths
+
+        state_dir = paths.state_dir()
+        raw = sys.stdin.buffer.read(STDIN_CAP + 1)
+        reply = handle(raw, state_dir=state_dir)
+        if reply:
+            sys.stdout.write(reply)
+            sys.stdout.flush()
+    except BaseException as exc:  # noqa: BLE001 - the one place every failure ends up
+        _log_failure(state_dir, exc)
+    finally:
+        if exit_process:
+            # Skip interpreter teardown: the reply is flushed, nothing else is pending.
+            os._exit(0)
+
+
+def handle(raw: bytes, state_dir: str, now: float | None = None) -> str:
+    """The reply (a JSON text, or '' for silence) to one hook payload."""
+    if len(raw) > STDIN_CAP:
+        return ""
+    from metacog import events, fastjson
+
+    try:
+        payload = fastjson.loads(raw)
+    except ValueError:
+        return ""
+    if not isinstance(payload, dict):
+        return ""
+    handler = events.HANDLERS.get(payload.get("hook_event_name"))
+    if handler is None:
+        return ""
+    reply = handler(payload, state_dir, time.time() if now is None else now, len(raw))
+    return fastjson.dumps(reply) if reply else ""
+
+
+def _log_failure(state_dir: str, exc: BaseException) -> None:
+    try:
+        import traceback
+
+        from metacog.fsutil import log_error
+
+        if not state_dir:
+            from metacog import paths
+
+            state_dir = paths.state_dir()
+        detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)[-3:])
+        log_error(state_dir, f"hook failed: {type(exc).__name__}: {detail}")
+    except BaseException:  # noqa: BLE001 - nowhere left to report to
+        pass

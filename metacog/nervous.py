@@ -1,0 +1,64 @@
+"""The in-session nervous system: run every sense over one action and say at most one thing.
+
+Layer 1 combines the observations of the senses that fired into one short message;
+Layer 2 (an interrupt) leads with the interrupt and carries the other readings.
+"""
+
+from __future__ import annotations
+
+from metacog.senses import SENSES
+from metacog.senses.signal import INTERRUPT, Signal
+
+PREFIX = "metacog: "
+
+
+class Context:
+    """What a sense may consult besides its window: settings, the session, the moment."""
+
+    def __init__(self, cfg: dict, state: dict, win: dict, payload: dict, now: float,
+                 state_dir: str = "", root: str = "") -> None:
+        self.cfg = cfg
+        self.state = state
+        self.win = win
+        self.payload = payload
+        self.now = now
+        self.state_dir = state_dir
+        self.root = root
+        self.notes: list[dict] = []
+        self.is_main = win is state["windows"].get("main")
+
+    def readings(self, exclude: str = "") -> str:
+        parts = []
+        for sense in SENSES:
+            if sense.NAME == exclude or not self.cfg[sense.NAME]["enabled"]:
+                continue
+            value = sense.reading(self.win, self)
+            if value:
+                parts.append(value)
+        return "; ".join(parts)
+
+    def note(self, kind: str, **fields: object) -> None:
+        """Something worth remembering across sessions (episodes, lessons)."""
+        self.notes.append({"kind": kind, **fields})
+
+
+def feel(win: dict, action: dict, ctx: Context) -> list[Signal]:
+    signals = []
+    for sense in SENSES:
+        if ctx.cfg[sense.NAME]["enabled"]:
+            signal = sense.feel(win, action, ctx)
+            if signal is not None:
+                signals.append(signal)
+    return signals
+
+
+def compose(signals: list[Signal]) -> tuple[str, str]:
+    """(text for the agent, text for the person) from this call's signals."""
+    if not signals:
+        return "", ""
+    interrupts = [s for s in signals if s.level >= INTERRUPT]
+    lead = interrupts[:1] or []
+    rest = [s for s in signals if s not in lead]
+    agent = " ".join(s.text for s in lead + rest)
+    person = next((s.person for s in signals if s.person), "")
+    return PREFIX + agent, person

@@ -1,0 +1,13 @@
+"""drift: placeholder until the sense lands."""
+
+from __future__ import annotations
+
+NAME = "drift"
+
+
+def feel(win: dict, action: dict, ctx: object) -> None:
+    return None
+
+
+def reading(win: dict, ctx: object) -> str:
+    return ""

@@ -1,0 +1,72 @@
+"""Nociception: the same error again and again, escalating while it persists."""
+
+from __future__ import annotations
+
+from metacog.senses.signal import INTERRUPT, Signal, memory, short
+
+NAME = "nociception"
+EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
+
+
+def feel(win: dict, action: dict, ctx: object) -> Signal | None:
+    cfg = ctx.cfg[NAME]
+    mem = memory(win, NAME)
+    if action.get("ok", True):
+        if action["tool"] in EDIT_TOOLS and mem.get("count"):
+            mem["edits"] = mem.get("edits", 0) + 1  # fixes between attempts keep the streak
+        elif mem.get("count") and action["tool"] == mem.get("tool") and action["target"] == mem.get("target"):
+            _resolve(mem, action, ctx)  # the very call that failed now works
+            mem.clear()
+        return None
+    sig = action.get("sig", "")
+    if sig != mem.get("sig"):
+        if mem.get("count", 0) >= cfg["observe_at"]:
+            _resolve(mem, action, ctx)
+        mem.clear()
+        mem.update(sig=sig, count=1, edits=0, level=0, tool=action["tool"], target=action["target"])
+        return None  # a different error: exploring, not looping
+    mem["count"] = count = mem.get("count", 0) + 1
+    mem["tool"], mem["target"] = action["tool"], action["target"]
+    level = mem.get("level", 0)
+    steps = (cfg["observe_at"], cfg["socratic_at"], cfg["directive_at"], cfg["person_at"])
+    reached = sum(1 for at in steps if count >= at)
+    if reached <= level:
+        return None
+    mem["level"] = reached
+    return _say(reached, count, mem.get("edits", 0), sig, ctx)
+
+
+def _say(level: int, count: int, edits: int, sig: str, ctx: object) -> Signal:
+    what = f"the same error {count} times in a row"
+    if edits:
+        what += f", with {edits} edit{'s' if edits > 1 else ''} between attempts"
+    quoted = f"`{short(sig, 110)}`"
+    if level == 1:
+        return Signal(NAME, f"{what}: {quoted}. What would show you the next change fixes it before you run it again?")
+    readings = ctx.readings(exclude=NAME)
+    context = f" ({readings})" if readings else ""
+    if level == 2:
+        return Signal(NAME, f"{what}: {quoted}{context}. Before writing more code: state the assumption you are "
+                      "operating on, name one read-only action (read the source, the docs, print a value) that "
+                      "would falsify it, and do that first.", INTERRUPT)
+    if level == 3:
+        return Signal(NAME, f"{what}: {quoted}{context}. Stop varying the same fix. Read the source or the "
+                      "documentation of what fails, then change strategy: a different approach, not another variant.",
+                      INTERRUPT)
+    return Signal(NAME, f"{what}: {quoted}{context}. Stop here: tell the person what you tried, what failed each "
+                  "time, and ask for guidance before continuing.", INTERRUPT,
+                  person=f"metacog: the agent has hit the same error {count} times ({short(sig, 80)}) and was asked "
+                  "to stop and ask you for guidance.")
+
+
+def _resolve(mem: dict, action: dict, ctx: object) -> None:
+    """A streak that had been noticed ended: remember what changed (motor learning)."""
+    if mem.get("level", 0) >= 1:
+        ctx.note("resolved", sig=mem.get("sig", ""), failed=mem.get("tool", ""), then=action["tool"],
+                 same_target=action["target"] == mem.get("target"))
+
+
+def reading(win: dict, ctx: object) -> str:
+    mem = (win.get("senses") or {}).get(NAME) or {}
+    count = mem.get("count", 0)
+    return f"{count} similar errors in a row" if count >= 2 else ""

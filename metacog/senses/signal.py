@@ -1,0 +1,33 @@
+"""What a sense says: a level, the text for the agent, and optionally a line for the person."""
+
+from __future__ import annotations
+
+OBSERVE = 1  # Layer 1: an observation and one question
+INTERRUPT = 2  # Layer 2: the nociceptive interrupt
+TEXT_CAP = 300
+
+
+class Signal:
+    __slots__ = ("sense", "level", "text", "person")
+
+    def __init__(self, sense: str, text: str, level: int = OBSERVE, person: str = "") -> None:
+        self.sense = sense
+        self.level = level
+        self.text = text if level > OBSERVE else text[:TEXT_CAP]
+        self.person = person
+
+    def __repr__(self) -> str:
+        return f"Signal({self.sense!r}, {self.text!r}, level={self.level})"
+
+
+def memory(win: dict, name: str) -> dict:
+    """A sense's own small memory inside its window (created on first use)."""
+    senses = win.setdefault("senses", {})
+    mem = senses.get(name)
+    if not isinstance(mem, dict):
+        mem = senses[name] = {}
+    return mem
+
+
+def short(value: str, cap: int = 60) -> str:
+    return value if len(value) <= cap else value[: cap - 1] + "…"

@@ -1,0 +1,13 @@
+"""spatial: placeholder until the sense lands."""
+
+from __future__ import annotations
+
+NAME = "spatial"
+
+
+def feel(win: dict, action: dict, ctx: object) -> None:
+    return None
+
+
+def reading(win: dict, ctx: object) -> str:
+    return ""

@@ -1,0 +1,160 @@
+"""Per-session state: one JSON file per cleaned session id, rewritten atomically under a lock.
+
+Holds, per window (the main agent, and each subagent on its own: a subagent's grinding
+is not the main agent's), a rolling window of the last actions, counters since the
+session began and since the person last spoke, and each sense's small memory.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from metacog import fastjson
+from metacog.fsutil import atomic_write, ensure_dir, locked
+
+SCHEMA = 1
+WINDOW = 20  # actions kept per window
+MAX_WINDOWS = 32  # subagent windows kept per session; the oldest go first
+SESSION_ID_CAP = 64
+GC_AGE_S = 7 * 24 * 3600
+GC_EVERY_S = 3600
+MAIN = "main"
+_ALLOWED = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
+
+
+def clean_session_id(raw: object) -> str:
+    """An id safe as a file name: allow-listed characters, capped; '' when nothing is left."""
+    if not isinstance(raw, str):
+        return ""
+    kept = "".join(c for c in raw[: SESSION_ID_CAP * 4] if c in _ALLOWED)[:SESSION_ID_CAP]
+    return kept.strip("-_") and kept
+
+
+def sessions_dir(state_dir: str) -> str:
+    return os.path.join(state_dir, "sessions")
+
+
+def path_for(state_dir: str, session_id: str) -> str:
+    return os.path.join(sessions_dir(state_dir), session_id + ".json")
+
+
+def new_window(now: float) -> dict:
+    return {"actions": [], "calls": 0, "errors": 0, "started": now,
+            "prompt_at": now, "prompt_calls": 0, "senses": {}}
+
+
+def new_state(session_id: str, now: float) -> dict:
+    return {"v": SCHEMA, "id": session_id, "started": now, "updated": now, "calls": 0,
+            "errors": 0, "windows": {MAIN: new_window(now)}, "fired": {}, "cwd": ""}
+
+
+def load(path: str, session_id: str, now: float) -> dict:
+    try:
+        with open(path, "rb") as fh:
+            state = fastjson.loads(fh.read())
+    except FileNotFoundError:
+        return new_state(session_id, now)
+    except (OSError, ValueError):
+        _quarantine(path)
+        return new_state(session_id, now)
+    if not isinstance(state, dict) or state.get("v") != SCHEMA or not isinstance(state.get("windows"), dict):
+        _quarantine(path)
+        return new_state(session_id, now)
+    return state
+
+
+def _quarantine(path: str) -> None:
+    # An unparseable file is moved aside for `metacog doctor`, never silently overwritten.
+    try:
+        os.replace(path, f"{path}.corrupt-{int(time.time())}")
+    except OSError:
+        pass
+
+
+def window(state: dict, agent: str, now: float) -> dict:
+    key = f"agent:{agent}" if agent else MAIN
+    windows = state["windows"]
+    win = windows.get(key)
+    if not isinstance(win, dict):
+        win = windows[key] = new_window(now)
+        if len(windows) > MAX_WINDOWS:
+            oldest = min((k for k in windows if k != MAIN), key=lambda k: windows[k].get("started", 0))
+            del windows[oldest]
+    return win
+
+
+def push(win: dict, action: dict) -> None:
+    actions = win["actions"]
+    actions.append(action)
+    if len(actions) > WINDOW:
+        del actions[: len(actions) - WINDOW]
+    win["calls"] = win.get("calls", 0) + 1
+    win["prompt_calls"] = win.get("prompt_calls", 0) + 1
+    if not action.get("ok", True):
+        win["errors"] = win.get("errors", 0) + 1
+
+
+class Session:
+    """`with Session(state_dir, id) as state:` loads under the lock and saves on success."""
+
+    def __init__(self, state_dir: str, session_id: str, now: float | None = None) -> None:
+        self.path = path_for(state_dir, session_id)
+        self.session_id = session_id
+        self.now = time.time() if now is None else now
+        self.lock = locked(self.path)
+        self.state: dict = {}
+
+    def __enter__(self) -> dict:
+        ensure_dir(os.path.dirname(self.path))
+        self.lock.__enter__()
+        try:
+            self.state = load(self.path, self.session_id, self.now)
+        except BaseException:
+            self.lock.__exit__()
+            raise
+        return self.state
+
+    def __exit__(self, exc_type: object, *rest: object) -> None:
+        try:
+            if exc_type is None:
+                self.state["updated"] = self.now
+                atomic_write(self.path, fastjson.dumps(self.state))
+        finally:
+            self.lock.__exit__()
+
+
+def read(state_dir: str, session_id: str) -> dict | None:
+    """A session's state without locking (for status): None if absent or unreadable."""
+    try:
+        with open(path_for(state_dir, session_id), "rb") as fh:
+            state = fastjson.loads(fh.read())
+    except (OSError, ValueError):
+        return None
+    return state if isinstance(state, dict) else None
+
+
+def collect_garbage(state_dir: str, now: float) -> int:
+    """Remove session files untouched for GC_AGE_S; at most once an hour. Best-effort."""
+    folder = sessions_dir(state_dir)
+    stamp = os.path.join(folder, ".gc")
+    try:
+        if now - os.stat(stamp).st_mtime < GC_EVERY_S:
+            return 0
+    except OSError:
+        pass
+    removed = 0
+    try:
+        ensure_dir(folder)
+        with open(stamp, "w"):
+            pass
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name.startswith(".") or not entry.is_file(follow_symlinks=False):
+                    continue
+                if now - entry.stat(follow_symlinks=False).st_mtime > GC_AGE_S:
+                    os.unlink(entry.path)
+                    removed += 1
+    except OSError:
+        pass
+    return removed
