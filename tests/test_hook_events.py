@@ -1,0 +1,131 @@
+"""Each event in-process on captured payloads, and the real process boundary."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import CAPTURED, captured
+from hooktest import agent_text, send
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("payload", CAPTURED, ids=[f"{p['hook_event_name']}-{p.get('tool_name', '')}" for p in CAPTURED])
+def test_every_captured_event_alone_is_silent(payload: dict) -> None:
+    assert send(payload) is None
+
+
+def test_captured_session_in_order_is_silent() -> None:
+    assert [send(p) for p in CAPTURED] == [None] * len(CAPTURED)
+
+
+def test_repeated_failure_reaches_the_agent_through_additional_context() -> None:
+    fail = captured("PostToolUseFailure", "Bash")
+    replies = [send(fail) for _ in range(3)]
+    assert replies[:2] == [None, None]
+    out = replies[2]
+    assert out is not None and set(out) == {"hookSpecificOutput"}
+    assert out["hookSpecificOutput"]["hookEventName"] == "PostToolUseFailure"
+    assert agent_text(out).startswith("metacog: the same error 3 times")
+    assert "ZeroDivisionError" in agent_text(out)
+
+
+def test_failure_reported_inside_post_tool_use_counts() -> None:
+    bad = captured("PostToolUse", "Bash", tool_response={"success": False, "error": "boom: disk full"})
+    replies = [send(bad) for _ in range(3)]
+    assert replies[2]["hookSpecificOutput"]["hookEventName"] == "PostToolUse"
+
+
+def test_prompt_submit_records_that_the_person_spoke(isolated_home: Path) -> None:
+    fail = captured("PostToolUseFailure", "Bash")
+    send(fail)
+    send(fail)
+    assert send(captured("UserPromptSubmit")) is None
+    assert send(fail) is None  # the streak starts again after the person spoke
+    state = json.loads(next((isolated_home / "state" / "sessions").glob("*.json")).read_text())
+    assert state["windows"]["main"]["prompt_calls"] == 1
+    assert state["windows"]["main"]["prompts"] == 1
+
+
+def test_task_notification_is_not_the_person() -> None:
+    fail = captured("PostToolUseFailure", "Bash")
+    send(fail)
+    send(fail)
+    send(captured("UserPromptSubmit", prompt="<task-notification>agent done</task-notification>"))
+    assert agent_text(send(fail)).startswith("metacog: the same error 3 times")
+
+
+@pytest.mark.parametrize("raw", [b"", b"not json", b"[]", b"null", b'{"hook_event_name": 5}', b"\xff\xfe",
+                                 b'{"hook_event_name": "PostToolUse"}', b'{"hook_event_name": "Nope"}'])
+def test_malformed_input_is_silence(raw: bytes) -> None:
+    assert send(raw) is None
+
+
+@pytest.mark.parametrize("sid", ["../../etc/passwd", "", "a" * 5000, "\x00\x1b[31m", "..", None, 42])
+def test_hostile_session_ids_stay_inside_the_state_dir(sid: object, isolated_home: Path) -> None:
+    fail = captured("PostToolUseFailure", "Bash", session_id=sid)
+    for _ in range(3):
+        send(fail)
+    for path in isolated_home.rglob("*"):
+        assert path.resolve().is_relative_to(isolated_home.resolve())
+    for path in (isolated_home / "state" / "sessions").glob("*.json"):
+        assert len(path.name) <= 64 + len(".json")
+
+
+def run_hook(payload: bytes, env: dict[str, str]) -> subprocess.CompletedProcess:
+    code = "import sys; sys.path.insert(0, sys.argv[1]); from metacog.hook import main; main()"
+    return subprocess.run([sys.executable, "-I", "-c", code, str(ROOT)], input=payload,
+                          capture_output=True, env=env, timeout=30)
+
+
+def test_real_process_speaks_json_and_exits_zero(isolated_home: Path) -> None:
+    env = {**os.environ}
+    fail = json.dumps(captured("PostToolUseFailure", "Bash")).encode()
+    outs = [run_hook(fail, env) for _ in range(3)]
+    assert [o.returncode for o in outs] == [0, 0, 0]
+    assert [o.stdout for o in outs[:2]] == [b"", b""]
+    assert all(o.stderr == b"" for o in outs)
+    assert json.loads(outs[2].stdout)["hookSpecificOutput"]["additionalContext"].startswith("metacog:")
+
+
+def test_disable_switch_silences_everything(isolated_home: Path) -> None:
+    env = {**os.environ, "METACOG_DISABLE": "1"}
+    fail = json.dumps(captured("PostToolUseFailure", "Bash")).encode()
+    outs = [run_hook(fail, env) for _ in range(4)]
+    assert all(o.returncode == 0 and o.stdout == b"" for o in outs)
+    assert not isolated_home.exists()
+
+
+def test_internal_failure_is_logged_not_raised(isolated_home: Path) -> None:
+    # A state dir that is a file: every write fails inside the boundary.
+    isolated_home.mkdir()
+    (isolated_home / "state").write_text("not a directory")
+    env = {**os.environ}
+    out = run_hook(json.dumps(captured("PostToolUseFailure", "Bash")).encode(), env)
+    assert out.returncode == 0 and out.stdout == b"" and out.stderr == b""
+
+
+def test_errors_go_to_the_log(isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from metacog import events
+
+    def broken(*args: object) -> None:
+        raise RuntimeError("sense exploded")
+
+    monkeypatch.setitem(events.HANDLERS, "PostToolUse", broken)
+    env = {**os.environ}
+    # In-process main() with exit_process=False, stdin replaced.
+    import io
+
+    from metacog import hook
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(json.dumps(captured("PostToolUse", "Read")).encode())))
+    hook.main(exit_process=False)
+    log = (isolated_home / "state" / "metacog.log").read_text()
+    assert "RuntimeError" in log and "sense exploded" in log
+    assert env  # environment untouched

@@ -1,0 +1,84 @@
+"""Nociception on both sides of each threshold, and the look-alikes that are not loops."""
+
+from __future__ import annotations
+
+from conftest import captured
+from hooktest import agent_text, send
+
+
+def bash_failure(error: str, command: str = "pytest -x") -> dict:
+    return captured("PostToolUseFailure", "Bash", error=error, tool_input={"command": command, "description": "x"})
+
+
+def edit(n: int) -> dict:
+    payload = captured("PostToolUse", "Edit")
+    payload["tool_input"]["new_string"] = f"return {n}"
+    return payload
+
+
+TRACE = 'Exit code 1\nTraceback (most recent call last):\n  File "/w/app.py", line 3, in f\nKeyError: \'user\''
+
+
+def test_two_similar_errors_are_silent_the_third_speaks() -> None:
+    assert send(bash_failure(TRACE)) is None
+    assert send(bash_failure(TRACE)) is None
+    text = agent_text(send(bash_failure(TRACE)))
+    assert text.startswith("metacog: the same error 3 times in a row")
+    assert "KeyError" in text and "?" in text
+    assert len(text) <= 300 + len("metacog: ")
+
+
+def test_edits_between_attempts_do_not_break_the_streak() -> None:
+    texts = []
+    for i in range(4):
+        texts.append(agent_text(send(bash_failure(TRACE))))
+        send(edit(i))
+    assert texts[:2] == ["", ""]
+    assert "with 2 edits between attempts" in texts[2]
+
+
+def test_volatile_parts_do_not_make_errors_different() -> None:
+    errors = [f"Exit code 1\nError at 2026-11-2{i}T10:00:0{i}Z in /tmp/run{i}/x: pid {1000 + i} timeout after {i}.5s"
+              for i in range(3)]
+    replies = [send(bash_failure(e)) for e in errors]
+    assert replies[2] is not None
+
+
+def test_different_errors_are_exploring_not_looping() -> None:
+    errors = [TRACE.replace("KeyError: 'user'", f"{name}: bad") for name in
+              ("ValueError", "TypeError", "KeyError", "IndexError", "OSError")]
+    assert [send(bash_failure(e)) for e in errors] == [None] * 5
+
+
+def test_a_syntax_error_that_moves_is_progress() -> None:
+    errors = [f'Exit code 1\n  File "/w/app.py", line {n}\n    x = (\nSyntaxError: invalid syntax' for n in (3, 9, 14, 22)]
+    assert [send(bash_failure(e)) for e in errors] == [None] * 4
+
+
+def test_success_of_the_failing_command_resolves_the_streak() -> None:
+    for _ in range(2):
+        send(bash_failure(TRACE))
+    ok = captured("PostToolUse", "Bash", tool_input={"command": "pytest -x", "description": "x"})
+    assert send(ok) is None
+    assert send(bash_failure(TRACE)) is None  # a new streak of one
+
+
+def test_escalation_socratic_then_directive_then_the_person() -> None:
+    replies = [send(bash_failure(TRACE)) for _ in range(9)]
+    spoke = {i + 1: r for i, r in enumerate(replies) if r}
+    assert sorted(spoke) == [3, 5, 7, 9]  # the cooldown: never two interventions in a row
+    assert "state the assumption" in agent_text(spoke[5])
+    assert "read-only action" in agent_text(spoke[5])
+    assert "Stop varying the same fix" in agent_text(spoke[7])
+    assert "ask for guidance" in agent_text(spoke[9])
+    assert "systemMessage" not in spoke[7]
+    assert spoke[9]["systemMessage"].startswith("metacog: the agent has hit the same error 9 times")
+    assert all("systemMessage" not in spoke[n] for n in (3, 5, 7))
+
+
+def test_errors_of_a_subagent_are_its_own() -> None:
+    for i in range(3):
+        sub = bash_failure(TRACE)
+        sub["agent_id"], sub["agent_type"] = "a1", "general-purpose"
+        assert (send(sub) is None) == (i < 2)
+    assert send(bash_failure(TRACE)) is None  # the main agent has seen one error only
