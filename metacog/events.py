@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from metacog import action as actions
-from metacog import config, nervous, paths, state
+from metacog import config, nervous, paths, state, summary
 from metacog.action import text
 
 TASK_NOTIFICATION = "<task-notification>"  # a finished background agent, not the person
@@ -39,9 +39,13 @@ def on_tool(payload: dict, state_dir: str, now: float, size: int) -> dict | None
             st["errors"] = st.get("errors", 0) + 1
         ctx = nervous.Context(cfg, st, win, payload, now, state_dir, root)
         signals = nervous.feel(win, act, ctx)
-        fired = st.setdefault("fired", {})
+        totals = summary.get(st)
+        summary.observe(totals, act, win, ctx.is_main)
         for signal in signals:
-            fired[signal.sense] = fired.get(signal.sense, 0) + 1
+            summary.fired(totals, signal.sense)
+        for note in ctx.notes:
+            if note["kind"] == "resolved":
+                summary.lesson(totals, note)
         agent_text, person_text = nervous.compose(signals)
     return reply(text(payload, "hook_event_name"), agent_text, person_text)
 
@@ -54,6 +58,7 @@ def on_prompt(payload: dict, state_dir: str, now: float, size: int) -> dict | No
         win = state.window(st, "", now)
         win["prompt_at"], win["prompt_calls"] = now, 0
         win["prompts"] = win.get("prompts", 0) + 1
+        summary.get(st)["prompts"] += 1
         # The person spoke: what the senses had counted since is no longer the agent's alone.
         for name in ("vestibular", "chronos", "nociception"):
             win.get("senses", {}).pop(name, None)

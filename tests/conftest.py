@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-import copy
-import json
 from pathlib import Path
 
 import pytest
-
-FIXTURES = Path(__file__).parent / "fixtures"
-CAPTURED = [json.loads(line) for line in (FIXTURES / "hook-inputs-2.1.328.jsonl").read_text().splitlines()]
 
 
 @pytest.fixture(autouse=True)
@@ -22,12 +17,3 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         monkeypatch.delenv(var, raising=False)
     return home
 
-
-def captured(event: str, tool: str | None = None, **changes: object) -> dict:
-    """A deep copy of the first captured payload of that event (and tool), with changes."""
-    for payload in CAPTURED:
-        if payload["hook_event_name"] == event and (tool is None or payload.get("tool_name") == tool):
-            out = copy.deepcopy(payload)
-            out.update(changes)
-            return out
-    raise LookupError(f"no captured {event} {tool}")

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CAPTURED, captured
-from hooktest import agent_text, send
+from hooktest import CAPTURED, agent_text, captured, send
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import captured
-from hooktest import agent_text, send
+from hooktest import agent_text, captured, send
 
 
 def bash_failure(error: str, command: str = "pytest -x") -> dict:

@@ -1,0 +1,93 @@
+"""Session-wide aggregates, kept beside the rolling windows, for learning across sessions.
+
+The windows hold only the last few actions; the pattern detectors (metacog.learning)
+need what happened over the whole session: how many errors and how long the worst
+streak, the most reads of one unchanged file, the longest run without the person.
+Small and bounded: counters, a few maxima, a capped list of lessons.
+"""
+
+from __future__ import annotations
+
+SCHEMA = 1
+LESSONS_CAP = 20
+READ_TOOLS = ("Read", "NotebookRead")
+SEARCH_TOOLS = ("Grep", "Glob", "LS", "WebSearch")
+EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
+
+
+def new() -> dict:
+    return {
+        "v": SCHEMA,
+        "calls": 0,  # every tool call, subagents included
+        "main_calls": 0,  # tool calls of the main agent
+        "errors": 0,
+        "reads": 0,
+        "edits": 0,
+        "searches": 0,
+        "bash": 0,
+        "prompts": 0,  # times the person spoke (task notifications excluded)
+        "max_error_streak": 0,  # most similar errors in a row (Nociception's count)
+        "max_file_reads": 0,  # most reads of one unchanged file (Vestibular)
+        "max_repeat": 0,  # most repeats of one identical action with an identical result
+        "max_search_repeat": 0,  # most repeats of one identical search
+        "max_calls_between_prompts": 0,  # longest autonomous run, in main-agent calls
+        "max_minutes_between_prompts": 0.0,
+        "fired": {},  # sense -> signals given
+        "lessons": [],  # nociceptive episodes that resolved: {sig, failed, then, same_target}
+        "first_ts": 0.0,
+        "last_ts": 0.0,
+    }
+
+
+def get(state: dict) -> dict:
+    summary = state.get("summary")
+    if not isinstance(summary, dict) or summary.get("v") != SCHEMA:
+        summary = state["summary"] = new()
+    return summary
+
+
+def bump_max(summary: dict, key: str, value: float) -> None:
+    if value > summary.get(key, 0):
+        summary[key] = value
+
+
+def observe(summary: dict, action: dict, win: dict, is_main: bool) -> None:
+    """Fold one tool call into the summary (after the senses have felt it)."""
+    tool = action["tool"]
+    summary["calls"] += 1
+    if not summary["first_ts"]:
+        summary["first_ts"] = action["ts"]
+    summary["last_ts"] = action["ts"]
+    if not action.get("ok", True):
+        summary["errors"] += 1
+    if tool in READ_TOOLS:
+        summary["reads"] += 1
+    elif tool in EDIT_TOOLS:
+        summary["edits"] += 1
+    elif tool in SEARCH_TOOLS:
+        summary["searches"] += 1
+    elif tool == "Bash":
+        summary["bash"] += 1
+    senses = win.get("senses") or {}
+    bump_max(summary, "max_error_streak", (senses.get("nociception") or {}).get("count", 0))
+    vest = senses.get("vestibular") or {}
+    bump_max(summary, "max_file_reads", vest.get("max_reads", 0))
+    bump_max(summary, "max_repeat", vest.get("repeat", 0))
+    if tool in SEARCH_TOOLS:
+        bump_max(summary, "max_search_repeat", vest.get("repeat", 0))
+    if is_main:
+        summary["main_calls"] += 1
+        bump_max(summary, "max_calls_between_prompts", win.get("prompt_calls", 0))
+        minutes = (action["ts"] - win.get("prompt_at", action["ts"])) / 60
+        bump_max(summary, "max_minutes_between_prompts", round(minutes, 1))
+
+
+def fired(summary: dict, sense: str) -> None:
+    summary["fired"][sense] = summary["fired"].get(sense, 0) + 1
+
+
+def lesson(summary: dict, note: dict) -> None:
+    lessons = summary["lessons"]
+    lessons.append({k: note[k] for k in ("sig", "failed", "then", "same_target") if k in note})
+    if len(lessons) > LESSONS_CAP:
+        del lessons[0]
