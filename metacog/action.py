@@ -48,7 +48,11 @@ def relative(path: str, cwd: str) -> str:
 def target_of(tool: str, tool_input: dict, cwd: str) -> str:
     """The normalized thing a call acts on: a file, a command, a pattern."""
     if tool in FILE_TOOLS:
-        return relative(file_of(tool_input), cwd)[:TARGET_CAP]
+        target = relative(file_of(tool_input), cwd)[:TARGET_CAP]
+        offset, limit = tool_input.get("offset"), tool_input.get("limit")
+        if tool == "Read" and (offset or limit):
+            target += f"@{offset or 0}+{limit or ''}"  # paging through a file is not re-reading it
+        return target
     if tool == "Bash":
         return squash(text(tool_input, "command"))
     if tool in ("Grep", "Glob"):

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from metacog import action as actions
-from metacog import config, nervous, paths, state, summary
+from metacog import config, nervous, paths, state, summary, transcript
 from metacog.action import text
+from metacog.senses import drift, o2
 
 TASK_NOTIFICATION = "<task-notification>"  # a finished background agent, not the person
+PENDING_CAP = 3  # notes waiting for the main agent's next call
 
 
 def reply(event: str, agent_text: str = "", person_text: str = "") -> dict | None:
@@ -25,6 +27,36 @@ def _settings(st: dict, payload: dict, state_dir: str) -> tuple[dict, str]:
     return config.load(paths.config_dir(), state_dir, st["root"]), st["root"]
 
 
+def _read_transcript(st: dict, payload: dict, now: float) -> list[dict]:
+    """Fold the transcript's news into the state; return the refused calls as actions."""
+    cursor = st.setdefault("transcript", {})
+    news = transcript.read_new(text(payload, "transcript_path"), cursor)
+    context = st.setdefault("context", {})
+    if news.compacted:
+        context["tokens"] = 0
+        context["compactions"] = context.get("compactions", 0) + 1
+        main = state.window(st, "", now)
+        note = o2.after_compaction(main)
+        # Re-reading after a compaction is recovery, not circling.
+        main.get("senses", {}).get("vestibular", {}).pop("reads", None)
+        main.get("senses", {}).get("o2", {}).pop("fill_level", None)
+        if note and not st.pop("compaction_told", False):
+            _queue(st, note)
+    if news.tokens:
+        context["tokens"], context["model"] = news.tokens, news.model or context.get("model", "")
+    cwd = text(payload, "cwd")
+    return [actions.make(name, actions.target_of(name, tool_input, cwd), error, 0, 0, now,
+                         path=actions.file_of(tool_input) if name in actions.FILE_TOOLS else "")
+            for name, tool_input, error in news.refused]
+
+
+def _queue(st: dict, note: str) -> None:
+    pending = st.setdefault("pending", [])
+    if note not in pending:
+        pending.append(note)
+    del pending[:-PENDING_CAP]
+
+
 def on_tool(payload: dict, state_dir: str, now: float, size: int) -> dict | None:
     sid = state.clean_session_id(payload.get("session_id"))
     if not sid:
@@ -32,35 +64,49 @@ def on_tool(payload: dict, state_dir: str, now: float, size: int) -> dict | None
     act = actions.from_tool_event(payload, now, size)
     with state.Session(state_dir, sid, now) as st:
         cfg, root = _settings(st, payload, state_dir)
-        win = state.window(st, act.get("agent", ""), now)
-        state.push(win, act)
-        st["calls"] = st.get("calls", 0) + 1
-        if not act["ok"]:
-            st["errors"] = st.get("errors", 0) + 1
-        ctx = nervous.Context(cfg, st, win, payload, now, state_dir, root)
-        signals = nervous.feel(win, act, ctx)
         totals = summary.get(st)
-        summary.observe(totals, act, win, ctx.is_main)
-        for signal in signals:
-            summary.fired(totals, signal.sense)
-        for note in ctx.notes:
-            if note["kind"] == "resolved":
-                summary.lesson(totals, note)
+        signals = []
+        for refused in _read_transcript(st, payload, now):
+            signals += _feel(st, refused, payload, cfg, state_dir, root, totals, now)
+        signals += _feel(st, act, payload, cfg, state_dir, root, totals, now)
         agent_text, person_text = nervous.compose(signals)
+        if not act.get("agent") and st.get("pending"):
+            extra = " ".join(st.pop("pending"))
+            agent_text = f"{agent_text} {extra}" if agent_text else nervous.PREFIX + extra
     return reply(text(payload, "hook_event_name"), agent_text, person_text)
+
+
+def _feel(st: dict, act: dict, payload: dict, cfg: dict, state_dir: str, root: str, totals: dict,
+          now: float) -> list:
+    win = state.window(st, act.get("agent", ""), now)
+    state.push(win, act)
+    st["calls"] = st.get("calls", 0) + 1
+    if not act["ok"]:
+        st["errors"] = st.get("errors", 0) + 1
+    ctx = nervous.Context(cfg, st, win, payload, now, state_dir, root)
+    signals = nervous.feel(win, act, ctx)
+    summary.observe(totals, act, win, ctx.is_main)
+    for signal in signals:
+        summary.fired(totals, signal.sense)
+    for note in ctx.notes:
+        if note["kind"] == "resolved":
+            summary.lesson(totals, note)
+    return signals
 
 
 def on_prompt(payload: dict, state_dir: str, now: float, size: int) -> dict | None:
     sid = state.clean_session_id(payload.get("session_id"))
-    if not sid or text(payload, "prompt").lstrip().startswith(TASK_NOTIFICATION):
+    prompt = text(payload, "prompt")
+    if not sid or prompt.lstrip().startswith(TASK_NOTIFICATION):
         return None
     with state.Session(state_dir, sid, now) as st:
         win = state.window(st, "", now)
-        win["prompt_at"], win["prompt_calls"] = now, 0
+        win["prompt_at"], win["prompt_calls"], win["delegated_s"] = now, 0, 0.0
         win["prompts"] = win.get("prompts", 0) + 1
+        win["terms"] = drift.terms_of(prompt)
         summary.get(st)["prompts"] += 1
         # The person spoke: what the senses had counted since is no longer the agent's alone.
-        for name in ("vestibular", "chronos", "nociception"):
+        for name in ("vestibular", "chronos", "nociception", "drift"):
             win.get("senses", {}).pop(name, None)
     return None
 
@@ -68,10 +114,35 @@ def on_prompt(payload: dict, state_dir: str, now: float, size: int) -> dict | No
 def on_session_start(payload: dict, state_dir: str, now: float, size: int) -> dict | None:
     paths.remember()
     state.collect_garbage(state_dir, now)
+    sid = state.clean_session_id(payload.get("session_id"))
+    if sid and text(payload, "source") == "compact":
+        with state.Session(state_dir, sid, now) as st:
+            note = o2.after_compaction(state.window(st, "", now))
+            if note:
+                st["compaction_told"] = True  # the transcript will show the same compaction
+                return reply("SessionStart", nervous.PREFIX + note)
     return None
 
 
 def on_subagent_stop(payload: dict, state_dir: str, now: float, size: int) -> dict | None:
+    """A subagent that went in circles is worth telling the main agent (with its next call)."""
+    sid = state.clean_session_id(payload.get("session_id"))
+    agent = text(payload, "agent_id")
+    if not sid or not agent:
+        return None
+    with state.Session(state_dir, sid, now) as st:
+        win = st["windows"].get(f"agent:{agent[:64]}")
+        if not isinstance(win, dict):
+            return None
+        noci = (win.get("senses") or {}).get("nociception") or {}
+        vest = (win.get("senses") or {}).get("vestibular") or {}
+        kind = text(payload, "agent_type") or "subagent"
+        if noci.get("level", 0) >= 1:
+            _queue(st, f"the {kind} subagent that just finished hit the same error {noci.get('count', 0)} times "
+                       "in a row; check its result before relying on it.")
+        elif vest.get("quiet_until"):
+            _queue(st, f"the {kind} subagent that just finished went in circles (repeated the same steps); "
+                       "check its result before relying on it.")
     return None
 
 

@@ -1,13 +1,56 @@
-"""drift: placeholder until the sense lands."""
+"""Drift: the recent actions no longer touch anything the person's request named."""
 
 from __future__ import annotations
 
+from metacog.senses.signal import Signal, memory, short
+
 NAME = "drift"
+TERMS_CAP = 24
+_PUNCT = "`'\"()[]{}<>,;:!?"
 
 
-def feel(win: dict, action: dict, ctx: object) -> None:
+def terms_of(prompt: str) -> list[str]:
+    """Names in a request worth following: paths, file names, code identifiers.
+
+    Only these short terms are kept, never the prompt itself.
+    """
+    found: list[str] = []
+    for word in prompt[:20000].split():
+        word = word.strip(_PUNCT).rstrip(".")
+        if len(word) < 4 or len(word) > 80:
+            continue
+        is_path = "/" in word or ("." in word and word.rsplit(".", 1)[-1].isalnum() and not word.endswith("."))
+        is_code = "_" in word or (word[0].islower() and any(c.isupper() for c in word[1:]))
+        if (is_path or is_code) and "://" not in word:
+            term = (word.rsplit("/", 1)[-1] if is_path else word).lower()
+            if len(term) >= 4 and term not in found:
+                found.append(term)
+        if len(found) >= TERMS_CAP:
+            break
+    return found
+
+
+def feel(win: dict, action: dict, ctx: object) -> Signal | None:
+    if not ctx.is_main:
+        return None
+    terms = win.get("terms") or []
+    if not terms:
+        return None
+    mem = memory(win, NAME)
+    target = action["target"].lower()
+    if any(term in target for term in terms):
+        mem["on_track"] = True
+        mem["away"] = 0
+        return None
+    mem["away"] = away = mem.get("away", 0) + 1
+    if mem.get("on_track") and away == ctx.cfg[NAME]["recent_calls"] and not mem.get("said"):
+        mem["said"] = True
+        named = ", ".join(short(t, 30) for t in terms[:3])
+        return Signal(NAME, f"the last {away} actions touched none of what the request named ({named}). "
+                      "Is this detour needed for the task?")
     return None
 
 
 def reading(win: dict, ctx: object) -> str:
-    return ""
+    away = ((win.get("senses") or {}).get(NAME) or {}).get("away", 0)
+    return f"{away} actions away from the request's names" if away >= 5 else ""

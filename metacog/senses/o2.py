@@ -1,13 +1,86 @@
-"""o2: placeholder until the sense lands."""
+"""O2: context filling fast (payload velocity) or nearly full (the transcript's real usage)."""
 
 from __future__ import annotations
 
+from metacog import transcript
+from metacog.senses.signal import Signal, memory, short
+
 NAME = "o2"
+LARGE = 20_000  # bytes: a call this size is "large" when naming the cause
 
 
-def feel(win: dict, action: dict, ctx: object) -> None:
-    return None
+def feel(win: dict, action: dict, ctx: object) -> Signal | None:
+    cfg = ctx.cfg[NAME]
+    mem = memory(win, NAME)
+    said = _fill(mem, ctx, cfg) if ctx.is_main else ""
+    said = said or _velocity(mem, win, cfg)
+    return Signal(NAME, said) if said else None
+
+
+def _velocity(mem: dict, win: dict, cfg: dict) -> str:
+    actions = win.get("actions") or []
+    calls = win.get("calls", 0)
+    base_n = cfg["baseline_calls"]
+    if calls <= base_n:
+        mem["base_sum"] = mem.get("base_sum", 0) + (actions[-1].get("size", 0) if actions else 0)
+        return ""
+    baseline = max(mem.get("base_sum", 0) / base_n, 1)
+    recent = actions[-cfg["recent_calls"]:]
+    total = sum(a.get("size", 0) for a in recent)
+    fast = total / len(recent) >= cfg["velocity_factor"] * baseline and total >= cfg["min_recent_bytes"]
+    if not fast:
+        mem["fast"] = False
+        return ""
+    if mem.get("fast"):
+        return ""  # said once for this burst; again only after it calms down
+    mem["fast"] = True
+    large = [a for a in recent if a.get("size", 0) >= LARGE]
+    reads = [a for a in large if a["tool"] == "Read"]
+    if len(reads) >= 2:
+        cause = f"{len(reads)} large file reads in the last {len(recent)} actions"
+    elif large:
+        cause = f"{len(large)} large results in the last {len(recent)} actions (biggest: {large[0]['tool']} `{short(max(large, key=lambda a: a.get('size', 0))['target'], 40)}`)"
+    else:
+        cause = f"the last {len(recent)} actions"
+    ratio = total / len(recent) / baseline
+    return (f"context is filling {ratio:.0f}× faster than this session's baseline: {cause}. "
+            "Could a subagent take the remaining exploration and report back only what matters?")
+
+
+def _fill(mem: dict, ctx: object, cfg: dict) -> str:
+    context = ctx.state.get("context") or {}
+    tokens = context.get("tokens", 0)
+    if not tokens:
+        return ""
+    window = transcript.context_window(context.get("model", ""), cfg["context_window"])
+    compact_at = transcript.autocompact_at(window)
+    fill = tokens / window
+    level = 2 if tokens >= compact_at - window * 0.05 else 1 if fill >= cfg["fill_warn"] else 0
+    if level <= mem.get("fill_level", 0):
+        return ""
+    mem["fill_level"] = level
+    used = f"{tokens // 1000}K of {window // 1000}K tokens ({fill:.0%})"
+    if level == 1:
+        return f"context is {used}. What could you hand to a subagent, or finish, before it fills?"
+    return (f"context is {used}; auto-compaction starts near {compact_at // 1000}K and will drop the detail of "
+            "this session. What must survive it? Write the state of the work down now.")
+
+
+def after_compaction(win: dict) -> str:
+    """What the agent had read most before its memory was compacted (for the next signal)."""
+    reads = ((win.get("senses") or {}).get("vestibular") or {}).get("reads") or {}
+    top = sorted(reads.items(), key=lambda kv: -kv[1][0])[:3]
+    if not top:
+        return ""
+    files = ", ".join(f"{short(path.rsplit('/', 1)[-1], 40)} ({seen[0]}×)" for path, seen in top)
+    return (f"the context was just compacted. Before it you had read most: {files}. "
+            "Re-read only what the next step needs.")
 
 
 def reading(win: dict, ctx: object) -> str:
-    return ""
+    context = ctx.state.get("context") or {}
+    tokens = context.get("tokens", 0)
+    if not tokens:
+        return ""
+    window = transcript.context_window(context.get("model", ""), ctx.cfg[NAME]["context_window"])
+    return f"context {tokens // 1000}K/{window // 1000}K ({tokens / window:.0%})"

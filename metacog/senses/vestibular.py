@@ -1,13 +1,111 @@
-"""vestibular: placeholder until the sense lands."""
+"""Vestibular: going in circles: the same action, the same two or three steps, the same file."""
 
 from __future__ import annotations
 
+from metacog.senses.signal import Signal, memory, short
+
 NAME = "vestibular"
+READS_CAP = 200  # files tracked per window
+CYCLE_LENGTHS = (2, 3)
 
 
-def feel(win: dict, action: dict, ctx: object) -> None:
+def _step(action: dict) -> tuple:
+    # A repeat counts only when the result repeats too: polling whose output changes is progress.
+    return (action["tool"], action["target"], action.get("result", 0))
+
+
+def feel(win: dict, action: dict, ctx: object) -> Signal | None:
+    cfg = ctx.cfg[NAME]
+    mem = memory(win, NAME)
+    calls = win.get("calls", 0)
+    said = _reads(mem, action, cfg)
+    actions = win.get("actions") or []
+    repeat = _repeat(actions)
+    mem["repeat"] = repeat
+    if calls - mem.get("quiet_until", -1) < 0:
+        return None
+    if said:
+        mem["quiet_until"] = calls + cfg["cooldown_calls"]
+        return Signal(NAME, said)
+    if repeat >= cfg["same_action"] and action.get("ok", True):
+        if repeat == cfg["same_action"] or repeat % cfg["same_action"] == 0:
+            mem["quiet_until"] = calls + cfg["cooldown_calls"]
+            return Signal(NAME, f"{action['tool']} `{short(action['target'])}` {repeat} times in a row with the "
+                          "same result. What do you expect to be different next time?")
+        return None
+    cycle = _cycle(actions, cfg["cycle_repeats"])
+    if cycle:
+        mem["quiet_until"] = calls + cfg["cooldown_calls"]
+        steps = " → ".join(f"{tool} `{short(target, 40)}`" for tool, target, _ in cycle)
+        return Signal(NAME, f"the same {len(cycle)} steps {cfg['cycle_repeats']} times over with unchanged results: "
+                      f"{steps}. What would break the cycle?")
+    return None
+
+
+def _reads(mem: dict, action: dict, cfg: dict) -> str:
+    """Count reads of each file (and range) since its last edit; an edit resets it.
+
+    Results are not compared: Claude Code may answer a re-read of an unchanged file
+    with a short stub, which would make the second read look like new content.
+    """
+    path = action.get("path") or ""
+    if not path:
+        return ""
+    reads = mem.setdefault("reads", {})
+    if action["tool"] != "Read":
+        if action["tool"] in ("Edit", "Write", "MultiEdit", "NotebookEdit"):
+            for key in [k for k in reads if k == path or k.startswith(path + "@")]:
+                del reads[key]
+        return ""
+    if not action.get("ok", True):
+        return ""
+    key = path + action["target"][len(action["target"].split("@", 1)[0]):]
+    seen = reads.pop(key, None)
+    if not isinstance(seen, list) or len(seen) != 2:
+        seen = [0, 0]  # reads, reads when last said
+    seen[0] += 1
+    reads[key] = seen  # re-inserted: the dict stays in least-recently-read order
+    if len(reads) > READS_CAP:
+        del reads[next(iter(reads))]
+    mem["max_reads"] = max(mem.get("max_reads", 0), seen[0])
+    if seen[0] >= cfg["same_read"] and seen[0] >= 2 * seen[1]:
+        seen[1] = seen[0]
+        return (f"you have read {short(action['target'])} {seen[0]} times without editing it. "
+                "What are you looking for that the earlier reads did not show?")
+    return ""
+
+
+def _repeat(actions: list) -> int:
+    if not actions:
+        return 0
+    last = _step(actions[-1])
+    count = 0
+    for past in reversed(actions):
+        if _step(past) != last:
+            break
+        count += 1
+    return count
+
+
+def _cycle(actions: list, repeats: int) -> list | None:
+    for length in CYCLE_LENGTHS:
+        span = length * repeats
+        if len(actions) < span:
+            continue
+        steps = [_step(a) for a in actions[-span:]]
+        unit = steps[:length]
+        if len(set(unit)) < length:
+            continue  # A, A is a repeat, not a cycle
+        if all(steps[i] == unit[i % length] for i in range(span)):
+            return unit
     return None
 
 
 def reading(win: dict, ctx: object) -> str:
-    return ""
+    mem = (win.get("senses") or {}).get(NAME) or {}
+    parts = []
+    if mem.get("repeat", 0) >= 2:
+        parts.append(f"last action repeated {mem['repeat']}×")
+    if mem.get("max_reads", 0) >= 2:
+        parts.append(f"most reads of one unchanged file: {mem['max_reads']}")
+    return ", ".join(parts)

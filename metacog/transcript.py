@@ -1,0 +1,168 @@
+"""Reading Claude Code's transcript incrementally, in bounded steps.
+
+The transcript (`transcript_path`, a JSONL file the CLI appends to) holds two things no
+hook payload carries: the context fill (`message.usage` on assistant lines) and the
+calls Claude Code refused before running them (an Edit whose text is not found, "File
+has not been read yet"): they fire no hook and exist only as `tool_result` blocks with
+`is_error: true` (FACTS.md). Sessions reach tens of MB, so each hook reads only the
+bytes appended since the last one, at most READ_CAP, and only parses lines that can
+matter (a substring test first).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from metacog import fastjson
+
+READ_CAP = 4 * 1024 * 1024  # new bytes read per hook call at most
+FIRST_LOOK = 1024 * 1024  # a resumed session's history is not replayed: start near the end
+PENDING_CAP = 64  # tool_use ids remembered while waiting for their results
+REFUSED_MARK = b"<tool_use_error>"
+
+
+def usage_tokens(usage: object) -> int:
+    if not isinstance(usage, dict):
+        return 0
+    total = 0
+    for key in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"):
+        value = usage.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            total += value
+    return total
+
+
+def _content_text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(b.get("text", "") for b in content if isinstance(b, dict) and isinstance(b.get("text"), str))
+    return ""
+
+
+class Reading:
+    """What the new part of the transcript said."""
+
+    __slots__ = ("tokens", "model", "compacted", "refused")
+
+    def __init__(self) -> None:
+        self.tokens = 0  # context used at the latest response (0: none seen)
+        self.model = ""
+        self.compacted = False
+        self.refused: list[tuple[str, dict, str]] = []  # (tool name, tool input, error text)
+
+
+def read_new(path: str, cursor: dict) -> Reading:
+    """Parse what was appended since `cursor` (updated in place: offset, pending tool uses)."""
+    out = Reading()
+    if not path:
+        return out
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return out
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return out  # a FIFO or a device would block or never end
+        size = st.st_size
+        offset = cursor.get("offset")
+        if not isinstance(offset, int) or offset < 0 or offset > size or cursor.get("ino") != st.st_ino:
+            offset = max(0, size - FIRST_LOOK)
+            cursor["ino"] = st.st_ino
+        if size - offset > READ_CAP:
+            offset = size - READ_CAP
+        os.lseek(fd, offset, os.SEEK_SET)
+        data = os.read(fd, size - offset) if size > offset else b""
+    finally:
+        os.close(fd)
+    end = data.rfind(b"\n")
+    if end < 0:
+        cursor["offset"] = offset
+        return out
+    cursor["offset"] = offset + end + 1
+    pending = cursor.get("pending")
+    if not isinstance(pending, dict):
+        pending = {}
+    for line in data[: end + 1].split(b"\n"):
+        if b'"usage"' in line or b"tool_use" in line or b"compactMetadata" in line:
+            _parse(line, out, pending)
+    if len(pending) > PENDING_CAP:
+        for key in list(pending)[: len(pending) - PENDING_CAP]:
+            del pending[key]
+    cursor["pending"] = pending
+    return out
+
+
+def _parse(line: bytes, out: Reading, pending: dict) -> None:
+    try:
+        entry = fastjson.loads(line)
+    except ValueError:
+        return  # a line cut by a concurrent writer, or not JSON: skipped
+    if not isinstance(entry, dict):
+        return
+    if isinstance(entry.get("compactMetadata"), dict):
+        out.compacted = True
+        out.tokens = 0  # the last usage is stale until the next response
+        return
+    message = entry.get("message")
+    if not isinstance(message, dict):
+        return
+    content = message.get("content")
+    if entry.get("type") == "assistant":
+        tokens = usage_tokens(message.get("usage"))
+        if tokens:
+            out.tokens = tokens
+            model = message.get("model")
+            out.model = model if isinstance(model, str) else out.model
+        if isinstance(content, list):
+            for block in content:
+                if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("id"), str):
+                    tool_input = block.get("input") if isinstance(block.get("input"), dict) else {}
+                    # Only what a target needs; never file contents.
+                    slim = {k: v for k, v in tool_input.items() if k in _TARGET_KEYS and isinstance(v, str)}
+                    pending[block["id"][:80]] = [str(block.get("name", "?"))[:40], slim]
+    elif entry.get("type") == "user" and isinstance(content, list):
+        for block in content:
+            if not (isinstance(block, dict) and block.get("type") == "tool_result"):
+                continue
+            call = pending.pop(str(block.get("tool_use_id", ""))[:80], None)
+            text = _content_text(block.get("content"))
+            if block.get("is_error") is True and text.lstrip().startswith("<tool_use_error>"):
+                name, tool_input = call if isinstance(call, list) and len(call) == 2 else ("?", {})
+                out.refused.append((name, tool_input, text[:4000]))
+
+
+_TARGET_KEYS = ("file_path", "notebook_path", "path", "command", "pattern", "url", "query", "description")
+
+
+def context_window(model: str, configured: int = 0, env: dict | None = None) -> int:
+    """The model's window, as Claude Code 2.1.328 computes it (FACTS.md, "Context window")."""
+    if configured > 0:
+        return configured
+    env = os.environ if env is None else env
+    window = 200_000
+    lowered = model.lower()
+    if "[1m]" in lowered:
+        window = 1_000_000
+    else:
+        for family in ("opus-", "sonnet-", "haiku-"):
+            at = lowered.find(family)
+            if at >= 0:
+                major = lowered[at + len(family):].split("-", 1)[0]
+                if major.isdigit() and int(major) >= 5:
+                    window = 1_000_000
+                break
+        else:
+            override = env.get("CLAUDE_CODE_MAX_CONTEXT_TOKENS", "")
+            if override.isdigit() and int(override) > 0:
+                window = int(override)
+    if env.get("CLAUDE_CODE_DISABLE_1M_CONTEXT") and window > 200_000:
+        window = 200_000
+    return window
+
+
+def autocompact_at(window: int) -> int:
+    """Where auto-compaction starts: window - min(max output, 20,000) - 13,000 (FACTS.md)."""
+    return window - 20_000 - 13_000
