@@ -94,19 +94,53 @@ def failure_text(tool_response: object) -> str:
     return ""
 
 
+def context_cost(tool: str, tool_input: dict, response: object, error: str) -> int:
+    """Roughly how many characters this call put into the agent's context.
+
+    Not the payload size: an Edit's payload carries the whole original file, which
+    the model never sees again; a Read's carries the content, which it does.
+    """
+    if error:
+        return len(error)
+    if isinstance(response, str):
+        return len(response)
+    if not isinstance(response, dict):
+        return 0
+    if tool == "Read":
+        return len(text(mapping(response, "file"), "content")) or len(text(response, "content"))
+    if tool == "Bash":
+        return len(text(response, "stdout")) + len(text(response, "stderr"))
+    if tool in ("Edit", "MultiEdit"):
+        return len(text(tool_input, "new_string")) + len(text(tool_input, "old_string")) + 200
+    if tool == "Write":
+        return len(text(tool_input, "content"))
+    if tool in ("Grep", "Glob"):
+        names = response.get("filenames")
+        listed = sum(len(n) + 1 for n in names if isinstance(n, str)) if isinstance(names, list) else 0
+        return listed + len(text(response, "content"))
+    try:
+        return len(fastjson.dumps(response))
+    except (TypeError, ValueError):
+        return 0
+
+
 def from_tool_event(payload: dict, now: float, size: int) -> dict:
     """An action record (schema SCHEMA) from a PostToolUse or PostToolUseFailure payload."""
     tool = text(payload, "tool_name") or "?"
     tool_input = mapping(payload, "tool_input")
     cwd = text(payload, "cwd")
-    if text(payload, "hook_event_name") == "PostToolUseFailure":
+    response = payload.get("tool_response")
+    if payload.get("is_interrupt") is True:
+        error = ""  # the person stopped the call: not a failure of the agent's
+        result = 0
+    elif text(payload, "hook_event_name") == "PostToolUseFailure":
         error = text(payload, "error") or "tool failed"
         result = 0
     else:
-        response = payload.get("tool_response")
         error = failure_text(response)
         result = checksum(response)
-    return make(tool, target_of(tool, tool_input, cwd), error, result, size, now,
+    cost = min(size, context_cost(tool, tool_input, response, error))
+    return make(tool, target_of(tool, tool_input, cwd), error, result, cost, now,
                 text(payload, "agent_id"), file_of(tool_input) if tool in FILE_TOOLS else "")
 
 

@@ -101,7 +101,7 @@ def on_prompt(payload: dict, state_dir: str, now: float, size: int) -> dict | No
         return None
     with state.Session(state_dir, sid, now) as st:
         win = state.window(st, "", now)
-        win["prompt_at"], win["prompt_calls"], win["delegated_s"] = now, 0, 0.0
+        win["prompt_at"], win["prompt_calls"], win["delegated_s"], win["active_s"] = now, 0, 0.0, 0.0
         win["prompts"] = win.get("prompts", 0) + 1
         win["terms"] = drift.terms_of(prompt)
         summary.get(st)["prompts"] += 1

@@ -91,7 +91,8 @@ def events(lines: list[str]) -> list[tuple[int, dict]]:
                            "tool_input": call.get("input") if isinstance(call.get("input"), dict) else {},
                            "tool_use_id": block.get("tool_use_id")}
                 if block.get("is_error"):
-                    payload.update(hook_event_name="PostToolUseFailure", error=result, is_interrupt=False)
+                    payload.update(hook_event_name="PostToolUseFailure", error=result,
+                                   is_interrupt=result.startswith("[Request interrupted by user"))
                 else:
                     structured = entry.get("toolUseResult")
                     payload.update(hook_event_name="PostToolUse",

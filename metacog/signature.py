@@ -41,7 +41,8 @@ def _clean(line: str) -> str:
 
 def signature(error: str) -> str:
     """A one-line signature of at most CAP characters for an error text."""
-    lines = [ln for ln in error[:20000].splitlines() if ln.strip()]
+    error = error[:20000].replace("<tool_use_error>", "").replace("</tool_use_error>", "")
+    lines = [ln for ln in error.splitlines() if ln.strip()]
     exit_code = ""
     if lines and (m := _EXIT.match(lines[0].strip())):
         exit_code = f"exit {m.group(1)}"
@@ -61,3 +62,16 @@ def signature(error: str) -> str:
         parts.append(exit_code)
     sig = " | ".join(p for p in parts if p) or "error"
     return sig[:CAP]
+
+
+_WHERE = re.compile(r"(\S*[/\\])?[\w.-]+\.\w+(:\d+)+:?|\bline \d+\b|:\d+(:\d+)?\b|\b\d+\b")
+
+
+def kind(sig: str) -> str:
+    """The error without its place: the same kind of error at a new file or line.
+
+    "a.go:283:36: response body must be closed (bodyclose)" and the same at b.go:104
+    share a kind; fixing them one run at a time is what `kind` lets Nociception see.
+    """
+    head = sig.split(" | ", 1)[0]
+    return " ".join(_WHERE.sub(" ", head).split())[:80]

@@ -12,6 +12,19 @@ TEST_COMMANDS = ("pytest", "py.test", "unittest", "tox", "nox", "npm test", "npm
                  "ctest", "dotnet test", "mix test", "swift test", "deno test")
 
 
+CODE_EXTENSIONS = frozenset((
+    "py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "tsx", "go", "rs", "java", "kt", "kts", "scala", "rb",
+    "php", "c", "h", "cc", "cpp", "cxx", "hpp", "cs", "swift", "m", "mm", "ex", "exs", "erl", "hs",
+    "ml", "clj", "lua", "dart", "zig", "nim", "vue", "svelte", "sol", "templ",
+))
+
+
+def is_code(path: str) -> bool:
+    """Docs, config and data edits do not call for a test run; code edits do."""
+    name = path.rsplit("/", 1)[-1]
+    return "." in name and name.rsplit(".", 1)[-1].lower() in CODE_EXTENSIONS
+
+
 def is_test_file(path: str) -> bool:
     name = path.rsplit("/", 1)[-1].lower()
     return (name.startswith("test_") or name.endswith(("_test.py", "_test.go", "_spec.rb")) or ".test." in name
@@ -34,8 +47,10 @@ def feel(win: dict, action: dict, ctx: object) -> Signal | None:
     mem = memory(win, NAME)
     tool = action["tool"]
     if tool in EDIT_TOOLS and action.get("ok", True):
-        mem["edits"] = mem.get("edits", 0) + 1
         path = action.get("path", "")
+        if not is_code(path):
+            return None
+        mem["edits"] = mem.get("edits", 0) + 1
         if path and not is_test_file(path):
             mem["source_edited"] = short(action["target"], 50)
         if mem["edits"] == cfg["edits_without_tests"]:

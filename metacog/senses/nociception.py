@@ -11,27 +11,27 @@ EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
 def feel(win: dict, action: dict, ctx: object) -> Signal | None:
     cfg = ctx.cfg[NAME]
     mem = memory(win, NAME)
+    retried = _retries(mem, action, cfg)
     if action.get("ok", True):
         if action["tool"] in EDIT_TOOLS and mem.get("count"):
             mem["edits"] = mem.get("edits", 0) + 1  # fixes between attempts keep the streak
         elif mem.get("count") and action["tool"] == mem.get("tool") and action["target"] == mem.get("target"):
             _resolve(mem, action, ctx)  # the very call that failed now works
-            mem.clear()
+            mem.update(sig="", count=0, edits=0, level=0)
         return None
     sig = action.get("sig", "")
     if sig != mem.get("sig"):
         if mem.get("count", 0) >= cfg["observe_at"]:
             _resolve(mem, action, ctx)
-        mem.clear()
         mem.update(sig=sig, count=1, edits=0, level=0, tool=action["tool"], target=action["target"])
-        return None  # a different error: exploring, not looping
+        return retried  # a different error: exploring, unless it is the same kind again and again
     mem["count"] = count = mem.get("count", 0) + 1
     mem["tool"], mem["target"] = action["tool"], action["target"]
     level = mem.get("level", 0)
     steps = (cfg["observe_at"], cfg["socratic_at"], cfg["directive_at"], cfg["person_at"])
     reached = sum(1 for at in steps if count >= at)
     if reached <= level:
-        return None
+        return retried
     mem["level"] = reached
     return _say(reached, count, mem.get("edits", 0), sig, ctx)
 
@@ -57,6 +57,39 @@ def _say(level: int, count: int, edits: int, sig: str, ctx: object) -> Signal:
                   "time, and ask for guidance before continuing.", INTERRUPT,
                   person=f"metacog: the agent has hit the same error {count} times ({short(sig, 80)}) and was asked "
                   "to stop and ask you for guidance.")
+
+
+def _retries(mem: dict, action: dict, cfg: dict) -> Signal | None:
+    """One command failing again and again without passing, the same kind of error at a new place.
+
+    Different errors are exploring; but a linter run seven times to fix seven
+    occurrences one by one is worth one question (templar@779277eb10 in the replays).
+    """
+    runs = mem.setdefault("runs", {})
+    key = f"{action['tool']} {action['target']}"
+    if action.get("ok", True):
+        runs.pop(key, None)  # it passed: red-green, not a loop
+        return None
+    from metacog.signature import kind
+
+    run = runs.pop(key, None) or {"fails": 0, "kinds": {}, "said": False}
+    run["fails"] += 1
+    sort = kind(action.get("sig", ""))
+    run["kinds"][sort] = run["kinds"].get(sort, 0) + 1
+    if len(run["kinds"]) > 8:
+        del run["kinds"][min(run["kinds"], key=run["kinds"].get)]
+    runs[key] = run
+    while len(runs) > 8:
+        del runs[next(iter(runs))]
+    top, same = max(run["kinds"].items(), key=lambda kv: kv[1])
+    if run["said"] or run["fails"] < cfg["retry_at"] or same < cfg["retry_same_kind"]:
+        return None
+    if same == run["fails"] and len(set(run["kinds"])) == 1 and mem.get("count", 0) >= run["fails"]:
+        return None  # identical errors: the streak above speaks for those
+    run["said"] = True
+    return Signal(NAME, f"{action['tool']} `{short(action['target'], 60)}` has failed {run['fails']} times without "
+                  f"passing, {same} of them with the same kind of error at a new place (`{short(top, 70)}`). Would "
+                  "listing every occurrence first and fixing them together be faster?")
 
 
 def _resolve(mem: dict, action: dict, ctx: object) -> None:

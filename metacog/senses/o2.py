@@ -28,12 +28,9 @@ def _velocity(mem: dict, win: dict, cfg: dict) -> str:
     recent = actions[-cfg["recent_calls"]:]
     total = sum(a.get("size", 0) for a in recent)
     fast = total / len(recent) >= cfg["velocity_factor"] * baseline and total >= cfg["min_recent_bytes"]
-    if not fast:
-        mem["fast"] = False
+    if not fast or calls < mem.get("quiet_until", 0):
         return ""
-    if mem.get("fast"):
-        return ""  # said once for this burst; again only after it calms down
-    mem["fast"] = True
+    mem["quiet_until"] = calls + cfg["velocity_cooldown_calls"]
     large = [a for a in recent if a.get("size", 0) >= LARGE]
     reads = [a for a in large if a["tool"] == "Read"]
     if len(reads) >= 2:

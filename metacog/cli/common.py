@@ -1,0 +1,75 @@
+"""What every command shares: the one expected-error type, and small display helpers.
+
+Imports nothing of the CLI framework, so the helpers are testable on their own.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import time
+from types import ModuleType
+
+
+class CliError(Exception):
+    """An expected failure: one line for the person (what is wrong, what to do), an exit code."""
+
+    def __init__(self, message: str, code: int = 1) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+def closest(word: str, choices: list[str], n: int = 3) -> list[str]:
+    """The choices nearest to `word`: close spellings first, then ones that contain it."""
+    found = difflib.get_close_matches(word, choices, n=n, cutoff=0.5)
+    for choice in choices:
+        if len(found) >= n:
+            break
+        if word and word.lower() in choice.lower() and choice not in found:
+            found.append(choice)
+    return found
+
+
+def one_line(text: object, cap: int = 300) -> str:
+    """Any text folded onto one line and capped (exception messages can be long)."""
+    folded = " ".join(str(text).split())
+    return folded if len(folded) <= cap else folded[: cap - 1] + "…"
+
+
+def ago(ts: object, now: float | None = None) -> str:
+    """'3 min ago', 'just now', '2 days ago'; '-' when there is no time."""
+    if not isinstance(ts, (int, float)) or isinstance(ts, bool) or ts <= 0:
+        return "-"
+    delta = (time.time() if now is None else now) - ts
+    if delta < 0:
+        return "just now"
+    for size, unit in ((86400, "day"), (3600, "hour"), (60, "min")):
+        if delta >= size:
+            count = int(delta // size)
+            plural = "s" if count > 1 and unit != "min" else ""
+            return f"{count} {unit}{plural} ago"
+    return "just now"
+
+
+def optional_module(name: str) -> ModuleType | None:
+    """A module another part of metacog provides, or None when it is not in this install.
+
+    Only the module's own absence counts: an ImportError raised inside it is a bug,
+    and reaches the top-level handler like any other.
+    """
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name and (exc.name == name or name.startswith(exc.name + ".")):
+            return None
+        raise
+
+
+def learning() -> ModuleType:
+    """metacog.learning, or a CliError saying this version does not have it."""
+    module = optional_module("metacog.learning")
+    if module is None:
+        raise CliError("learned rules are not available: this metacog has no learning module "
+                       "(metacog.learning); update the plugin")
+    return module
