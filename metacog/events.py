@@ -5,7 +5,7 @@ from __future__ import annotations
 from metacog import action as actions
 from metacog import config, nervous, paths, state, summary, transcript
 from metacog.action import text
-from metacog.senses import drift, o2
+from metacog.senses import drift, o2, vestibular
 
 TASK_NOTIFICATION = "<task-notification>"  # a finished background agent, not the person
 PENDING_CAP = 3  # notes waiting for the main agent's next call
@@ -104,6 +104,8 @@ def on_prompt(payload: dict, state_dir: str, now: float, size: int) -> dict | No
         win["prompt_at"], win["prompt_calls"], win["delegated_s"], win["active_s"] = now, 0, 0.0, 0.0
         win["prompts"] = win.get("prompts", 0) + 1
         win["terms"] = drift.terms_of(prompt)
+        win["asked_repeat"] = vestibular.asked_to_repeat(prompt)  # a flag, never the words
+        win["actions"] = []  # repeats and cycles count from the person's latest word
         summary.get(st)["prompts"] += 1
         # The person spoke: what the senses had counted since is no longer the agent's alone.
         for name in ("vestibular", "chronos", "nociception", "drift"):

@@ -9,6 +9,15 @@ READS_CAP = 200  # files tracked per window
 CYCLE_LENGTHS = (2, 3)
 
 
+REPEAT_WORDS = (" times", "repeat", "again and again", "in a loop", "until", "retry", "poll")
+
+
+def asked_to_repeat(prompt: str) -> bool:
+    """Whether the person's request asks for repetition ("run it 5 times", "poll until")."""
+    lowered = f" {prompt[:4000].lower()} "
+    return any(word in lowered for word in REPEAT_WORDS)
+
+
 def _step(action: dict) -> tuple:
     # A repeat counts only when the result repeats too: polling whose output changes is progress.
     return (action["tool"], action["target"], action.get("result", 0))
@@ -27,7 +36,7 @@ def feel(win: dict, action: dict, ctx: object) -> Signal | None:
     if said:
         mem["quiet_until"] = calls + cfg["cooldown_calls"]
         return Signal(NAME, said)
-    if repeat >= cfg["same_action"] and action.get("ok", True):
+    if repeat >= cfg["same_action"] and action.get("ok", True) and not win.get("asked_repeat"):
         if repeat == cfg["same_action"] or repeat % cfg["same_action"] == 0:
             mem["quiet_until"] = calls + cfg["cooldown_calls"]
             return Signal(NAME, f"{action['tool']} `{short(action['target'])}` {repeat} times in a row with the "

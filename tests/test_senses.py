@@ -1,0 +1,275 @@
+"""The senses beyond Nociception, each on both sides of its threshold, with look-alikes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hooktest import agent_text, captured, send
+from transcripts import Transcript
+
+T0 = 1_800_000_000.0
+
+
+def bash(command: str, stdout: str = "ok", **extra: object) -> dict:
+    payload = captured("PostToolUse", "Bash", tool_input={"command": command, "description": "x"},
+                       tool_response={"stdout": stdout, "stderr": "", "interrupted": False, "isImage": False,
+                                      "noOutputExpected": False})
+    payload.update(extra)
+    return payload
+
+
+def read(path: str, content: str = "x = 1\n", **extra: object) -> dict:
+    payload = captured("PostToolUse", "Read", tool_input={"file_path": path})
+    payload["tool_response"]["file"].update(filePath=path, content=content)
+    payload.update(extra)
+    return payload
+
+
+def edit(path: str, n: int = 0) -> dict:
+    payload = captured("PostToolUse", "Edit")
+    payload["tool_input"].update(file_path=path, new_string=f"return {n}")
+    payload["tool_response"]["filePath"] = path
+    return payload
+
+
+def prompt(text: str) -> dict:
+    return captured("UserPromptSubmit", prompt=text)
+
+
+def texts(payloads: list[dict], start: float = T0, step: float = 1.0) -> list[str]:
+    return [agent_text(send(p, now=start + i * step)) for i, p in enumerate(payloads)]
+
+
+# Vestibular ---------------------------------------------------------------------------
+
+def test_same_action_same_result_four_times() -> None:
+    said = texts([bash("git status")] * 4)
+    assert said[:3] == ["", "", ""]
+    assert "4 times in a row with the same result" in said[3] and "git status" in said[3]
+
+
+def test_polling_with_progress_is_not_a_loop() -> None:
+    assert texts([bash("kubectl get pods", stdout=f"pending {i}") for i in range(8)]) == [""] * 8
+
+
+def test_a_short_cycle_repeated_with_unchanged_results() -> None:
+    said = texts([bash("make build"), bash("ls out")] * 3)
+    assert said[:5] == [""] * 5
+    assert "the same 2 steps 3 times" in said[5]
+
+
+def test_read_edit_cycles_are_work_not_circles() -> None:
+    steps = []
+    for i in range(6):
+        steps += [read("/home/dev/project/src/app.py", content=f"v{i}"), edit("/home/dev/project/src/app.py", i)]
+    assert not any(texts(steps))
+
+
+def test_same_unchanged_file_read_three_times() -> None:
+    said = texts([read("/home/dev/project/src/app.py"), bash("ls"), read("/home/dev/project/src/app.py"),
+                  bash("pwd"), read("/home/dev/project/src/app.py")])
+    assert said[:4] == [""] * 4
+    assert "read src/app.py 3 times" in said[4]
+
+
+def test_paging_through_a_file_is_not_rereading() -> None:
+    pages = []
+    for offset in (1, 200, 400, 600):
+        p = read("/home/dev/project/src/big.py", content=f"page {offset}")
+        p["tool_input"].update(offset=offset, limit=200)
+        pages.append(p)
+    assert texts(pages) == [""] * 4
+
+
+def test_the_persons_prompt_resets_the_counts() -> None:
+    assert texts([bash("git status")] * 3 + [prompt("again please")] + [bash("git status")] * 3) == [""] * 7
+
+
+def test_repetition_the_person_asked_for() -> None:
+    said = texts([prompt("run the flaky test 5 times and tell me how often it fails")] + [bash("pytest -k flaky")] * 5)
+    assert said == [""] * 6
+
+
+# Chronos ------------------------------------------------------------------------------
+
+def test_calls_since_the_person_spoke() -> None:
+    calls = [prompt("do the thing")] + [bash(f"echo {i}") for i in range(26)]
+    said = texts(calls, step=20.0)  # 25 calls over ~8 minutes of work
+    assert said[24] == ""
+    assert said[25].startswith("metacog: 25 tool calls and 8 minutes since the person last spoke")
+    assert "check-in" in said[25]
+    assert said[26] == ""
+
+
+def test_quick_calls_are_not_grinding() -> None:
+    said = texts([prompt("do it")] + [bash(f"echo {i}") for i in range(30)], step=1.0)
+    assert not any(said)
+
+
+def test_fifteen_minutes_of_work() -> None:
+    said = texts([prompt("do it")] + [bash(f"echo {i}") for i in range(12)], step=90.0)
+    assert not any(said[:10])
+    assert "10 tool calls and 15 minutes" in said[10]
+
+
+def test_idle_time_is_not_work() -> None:
+    said = [agent_text(send(prompt("go"), now=T0)), agent_text(send(bash("echo 1"), now=T0 + 4 * 3600))]
+    assert said == ["", ""]
+
+
+def test_task_notification_does_not_reset_chronos() -> None:
+    calls = [prompt("go")] + [bash(f"echo {i}") for i in range(20)]
+    calls += [prompt("<task-notification>done</task-notification>")] + [bash(f"echo b{i}") for i in range(6)]
+    said = texts(calls, step=20.0)
+    assert any("25 tool calls" in s for s in said)
+
+
+def test_subagent_calls_do_not_count_for_the_main_agent() -> None:
+    calls = [prompt("go")]
+    for i in range(40):
+        sub = bash(f"echo {i}")
+        sub.update(agent_id="sub1", agent_type="Explore")
+        calls.append(sub)
+    assert not any(texts(calls, step=20.0))
+
+
+# O2 -----------------------------------------------------------------------------------
+
+def test_velocity_against_the_sessions_baseline() -> None:
+    small = [bash(f"echo {i}", stdout="x" * 200) for i in range(10)]
+    big = [read(f"/home/dev/project/src/m{i}.py", content="y" * 30000) for i in range(5)]
+    said = texts(small + big)
+    assert not any(said[:11])
+    hit = [s for s in said[11:] if "faster than this session's baseline" in s]
+    assert hit and "large file reads in the last 5 actions" in hit[0] and "subagent" in hit[0]
+
+
+def test_steady_large_reads_are_the_baseline() -> None:
+    calls = [read(f"/home/dev/project/src/m{i}.py", content="y" * 30000) for i in range(20)]
+    assert not any(texts(calls))
+
+
+def test_real_fill_from_the_transcript(tmp_path: Path) -> None:
+    log = Transcript(tmp_path / "t.jsonl")
+    def call(tokens: int) -> str:
+        log.usage(tokens, model="claude-sonnet-4-5")
+        return agent_text(send(bash(f"echo {tokens}", transcript_path=str(log.path)), now=T0))
+    assert call(100_000) == ""
+    said = call(141_000)
+    assert "context is 141K of 200K tokens (70%)" in said
+    assert call(145_000) == ""  # once per level
+    assert "auto-compaction starts near 167K" in call(160_000)
+
+
+def test_a_1m_model_has_room(tmp_path: Path) -> None:
+    log = Transcript(tmp_path / "t.jsonl")
+    log.usage(400_000, model="claude-opus-5-5")
+    assert agent_text(send(bash("ls", transcript_path=str(log.path)))) == ""
+
+
+def test_after_compaction_the_agent_hears_what_it_had_read(tmp_path: Path) -> None:
+    log = Transcript(tmp_path / "t.jsonl")
+    for _ in range(2):
+        send(read("/home/dev/project/src/core.py", transcript_path=str(log.path)))
+        send(bash("ls", transcript_path=str(log.path)))
+    log.compaction()
+    said = agent_text(send(bash("pwd", transcript_path=str(log.path))))
+    assert "compacted" in said and "core.py (2×)" in said
+
+
+# Refused calls (transcript only) --------------------------------------------------------
+
+def test_refused_edits_join_the_error_stream(tmp_path: Path) -> None:
+    log = Transcript(tmp_path / "t.jsonl")
+    said = []
+    for _ in range(3):
+        log.refused_edit()
+        said.append(agent_text(send(read("/home/dev/project/src/app.py", transcript_path=str(log.path)))))
+    assert said[:2] == ["", ""]
+    assert "String to replace not found" in said[2]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "devzero", "binary", "missing"])
+def test_hostile_transcript_paths_are_bounded(tmp_path: Path, kind: str) -> None:
+    import os
+
+    path = tmp_path / "t"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "devzero":
+        path = Path("/dev/zero")
+    elif kind == "binary":
+        path.write_bytes(os.urandom(300_000))
+    assert send(bash("ls", transcript_path=str(path))) is None
+
+
+# Echo and Drift -------------------------------------------------------------------------
+
+def test_edits_without_running_the_tests() -> None:
+    said = texts([edit(f"/home/dev/project/src/m{i}.py", i) for i in range(12)])
+    assert not any(said[:11])
+    assert "12 edits since the project's tests last ran" in said[11]
+
+
+def test_a_test_run_resets_and_docs_do_not_count() -> None:
+    calls = [edit(f"/home/dev/project/src/m{i}.py", i) for i in range(8)] + [bash("pytest -q")]
+    calls += [edit(f"/home/dev/project/src/m{i}.py", i) for i in range(8)]
+    calls += [edit(f"/home/dev/project/docs/d{i}.md", i) for i in range(10)]
+    assert not any(texts(calls))
+
+
+def test_only_the_new_test_runs() -> None:
+    calls = [edit("/home/dev/project/src/app.py")] + [bash("pytest tests/test_new.py", stdout=f"r{i}") for i in range(3)]
+    said = texts(calls)
+    assert "run only a narrowed test 3 times" in said[3]
+
+
+def test_drift_from_what_the_request_named() -> None:
+    calls = [prompt("Fix the crash in parser.py when `parse_header` gets an empty line"),
+             read("/home/dev/project/src/parser.py")]
+    calls += [bash(f"ls dir{i}", stdout=str(i)) for i in range(12)]
+    said = texts(calls)
+    assert not any(said[:13])
+    assert "touched none of what the request named" in said[13] and "parser.py" in said[13]
+
+
+def test_no_drift_without_named_things() -> None:
+    calls = [prompt("make it faster"), read("/home/dev/project/src/parser.py")]
+    calls += [bash(f"ls dir{i}", stdout=str(i)) for i in range(14)]
+    assert not any(texts(calls))
+
+
+# Layers ---------------------------------------------------------------------------------
+
+def test_one_message_per_call_combining_senses() -> None:
+    said = texts([bash("git status")] * 3 + [read("/home/dev/project/a.py")] * 3)
+    spoke = [s for s in said if s]
+    assert all(s.count("metacog:") == 1 for s in spoke)
+
+
+def test_layer2_carries_the_other_readings() -> None:
+    fail = captured("PostToolUseFailure", "Bash")
+    calls = [prompt("go")] + [fail] * 5
+    said = texts(calls, step=30.0)
+    assert "state the assumption" in said[5]
+    assert "since the person spoke" in said[5]
+
+
+def test_disabled_sense_stays_silent(isolated_home: Path) -> None:
+    config = isolated_home / "config"
+    config.mkdir(parents=True)
+    (config / "config.toml").write_text("[vestibular]\nenabled = false\n")
+    assert texts([bash("git status")] * 5) == [""] * 5
+
+
+def test_project_config_wins(isolated_home: Path, tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    (project / ".claude").mkdir()
+    (project / ".claude" / "metacog.toml").write_text("[vestibular]\nsame_action = 2\n")
+    (isolated_home / "config").mkdir(parents=True)
+    (isolated_home / "config" / "config.toml").write_text("[vestibular]\nsame_action = 9\n")
+    said = texts([bash("git status", cwd=str(project))] * 2)
+    assert "2 times in a row" in said[1]

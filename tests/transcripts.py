@@ -1,0 +1,48 @@
+"""Build transcripts for tests from the lines of the captured one."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+SAMPLE = [json.loads(line) for line in
+          (Path(__file__).parent / "fixtures" / "transcript-sample-2.1.328.jsonl").read_text().splitlines()]
+
+
+def _first(kind: str, pred=lambda e: True) -> dict:
+    return copy.deepcopy(next(e for e in SAMPLE if e.get("type") == kind and pred(e)))
+
+
+class Transcript:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.write_text("")
+        self.n = 0
+
+    def add(self, entry: dict) -> None:
+        with self.path.open("a") as fh:
+            fh.write(json.dumps(entry, separators=(",", ":")) + "\n")
+
+    def usage(self, tokens: int, model: str = "claude-opus-5-5") -> None:
+        entry = _first("assistant")
+        self.n += 1
+        entry["message"]["id"] = f"msg_t{self.n}"
+        entry["message"]["model"] = model
+        entry["message"]["usage"].update(input_tokens=tokens, cache_read_input_tokens=0, cache_creation_input_tokens=0)
+        self.add(entry)
+
+    def refused_edit(self, old: str = "NOT THERE") -> None:
+        """The captured refused Edit: a tool_use and its <tool_use_error> result, no hook."""
+        self.n += 1
+        call = _first("assistant", lambda e: e["message"]["content"][0].get("input", {}).get("old_string") == "NOT THERE")
+        call["message"]["content"][0]["id"] = f"toolu_r{self.n}"
+        call["message"]["content"][0]["input"]["old_string"] = old
+        result = _first("user", lambda e: isinstance(e["message"]["content"], list)
+                        and "<tool_use_error>" in str(e["message"]["content"][0].get("content")))
+        result["message"]["content"][0]["tool_use_id"] = f"toolu_r{self.n}"
+        self.add(call)
+        self.add(result)
+
+    def compaction(self) -> None:
+        self.add({"type": "system", "subtype": "compact_boundary", "compactMetadata": {"trigger": "auto", "preTokens": 170000}})
