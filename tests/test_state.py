@@ -1,0 +1,100 @@
+"""Session state: no event lost under overlapping hooks, hostile ids contained, garbage collected."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from hooktest import captured, send
+from metacog import state
+
+ROOT = Path(__file__).resolve().parents[1]
+WORKER = """
+import sys, json
+sys.path.insert(0, sys.argv[1])
+from metacog import hook, paths
+payload = json.loads(sys.argv[2])
+for i in range(int(sys.argv[3])):
+    payload["tool_input"]["command"] = f"echo {sys.argv[4]}-{i}"
+    hook.handle(json.dumps(payload).encode(), paths.state_dir())
+"""
+
+
+def session_state(home: Path, sid: str) -> dict:
+    return json.loads((home / "state" / "sessions" / f"{sid}.json").read_text())
+
+
+def test_eight_overlapping_processes_lose_no_event(isolated_home: Path) -> None:
+    payload = captured("PostToolUse", "Bash")
+    workers = [subprocess.Popen([sys.executable, "-S", "-c", WORKER, str(ROOT), json.dumps(payload), "25", str(w)])
+               for w in range(8)]
+    assert [w.wait(timeout=120) for w in workers] == [0] * 8
+    st = session_state(isolated_home, payload["session_id"])
+    assert st["calls"] == 200
+    assert st["summary"]["calls"] == 200
+    assert st["windows"]["main"]["calls"] == 200
+    assert len(st["windows"]["main"]["actions"]) == state.WINDOW
+
+
+def test_threads_of_two_sessions_keep_their_own_counts(isolated_home: Path) -> None:
+    def run(sid: str) -> None:
+        for _ in range(30):
+            send(captured("PostToolUse", "Read", session_id=sid))
+
+    threads = [threading.Thread(target=run, args=(f"s{i % 2}",)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert session_state(isolated_home, "s0")["calls"] == 120
+    assert session_state(isolated_home, "s1")["calls"] == 120
+
+
+def test_clean_session_id() -> None:
+    assert state.clean_session_id("ce9e5016-97e8-40a4-af2a-8f2d8e9da37b") == "ce9e5016-97e8-40a4-af2a-8f2d8e9da37b"
+    assert state.clean_session_id("../../x") == "x"
+    assert state.clean_session_id("a" * 5000) == "a" * 64
+    for bad in ("", "..", "/", "\x00", None, 7, ["a"]):
+        assert state.clean_session_id(bad) == ""
+
+
+def test_corrupt_state_is_moved_aside_and_sensing_goes_on(isolated_home: Path) -> None:
+    payload = captured("PostToolUseFailure", "Bash")
+    send(payload)
+    path = isolated_home / "state" / "sessions" / f"{payload['session_id']}.json"
+    path.write_text('{"v": 1, "windows": {')
+    for _ in range(3):
+        out = send(payload)
+    assert out is not None  # a fresh state counted three failures
+    assert list(path.parent.glob("*.corrupt-*"))
+
+
+def test_unknown_schema_is_not_trusted(isolated_home: Path) -> None:
+    payload = captured("PostToolUse", "Bash")
+    send(payload)
+    path = isolated_home / "state" / "sessions" / f"{payload['session_id']}.json"
+    path.write_text(json.dumps({"v": 999, "windows": {}}))
+    send(payload)
+    assert session_state(isolated_home, payload["session_id"])["v"] == state.SCHEMA
+
+
+def test_old_sessions_are_collected(isolated_home: Path) -> None:
+    send(captured("PostToolUse", "Bash", session_id="old"))
+    send(captured("PostToolUse", "Bash", session_id="new"))
+    folder = isolated_home / "state" / "sessions"
+    old = time.time() - state.GC_AGE_S - 10
+    os.utime(folder / "old.json", (old, old))
+    assert state.collect_garbage(str(isolated_home / "state"), time.time()) >= 1
+    assert not (folder / "old.json").exists() and (folder / "new.json").exists()
+
+
+def test_windows_are_capped(isolated_home: Path) -> None:
+    for i in range(state.MAX_WINDOWS + 10):
+        send(captured("PostToolUse", "Bash", agent_id=f"agent{i}", agent_type="x"), now=1_800_000_000 + i)
+    st = session_state(isolated_home, captured("PostToolUse", "Bash")["session_id"])
+    assert len(st["windows"]) <= state.MAX_WINDOWS + 1 and "main" in st["windows"]
