@@ -17,6 +17,7 @@ TARGET_CAP = 120
 FILE_TOOLS = ("Read", "Edit", "Write", "MultiEdit", "NotebookEdit")
 EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
 # Keys that change between two identical calls (timings), left out of the result checksum.
+PERSON_REFUSED = ("The user doesn't want to proceed", "[Request interrupted by user")
 _VOLATILE = ("durationMs", "duration_ms", "elapsed", "elapsedMs", "timestamp")
 
 
@@ -130,8 +131,8 @@ def from_tool_event(payload: dict, now: float, size: int) -> dict:
     tool_input = mapping(payload, "tool_input")
     cwd = text(payload, "cwd")
     response = payload.get("tool_response")
-    if payload.get("is_interrupt") is True:
-        error = ""  # the person stopped the call: not a failure of the agent's
+    if payload.get("is_interrupt") is True or text(payload, "error").startswith(PERSON_REFUSED):
+        error = ""  # the person stopped or refused the call: not a failure of the agent's
         result = 0
     elif text(payload, "hook_event_name") == "PostToolUseFailure":
         error = text(payload, "error") or "tool failed"

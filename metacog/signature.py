@@ -31,6 +31,9 @@ _NOISE = re.compile(
 _FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+)')
 _ERROR_LINE = re.compile(r"(error|exception|fail|fatal|panic|denied|not found|no such|cannot|undefined|invalid)", re.I)
 _EXIT = re.compile(r"^exit code (\d+)", re.I)
+# Test runners: the failing test's name identifies the failure better than the banner.
+_TEST_FAIL = re.compile(r"^(FAILED|ERROR|FAIL|--- FAIL:|not ok)\b")
+_BANNER = re.compile(r"^(=+|-+|_+)[^=_-]*(=+|-+|_+)$|^(platform|rootdir|plugins|cachedir|collecting|collected) ", re.I)
 
 
 def _clean(line: str) -> str:
@@ -48,6 +51,11 @@ def signature(error: str) -> str:
         exit_code = f"exit {m.group(1)}"
     frames = [m for ln in lines if (m := _FRAME.match(ln))]
     body = [ln for ln in lines if not _NOISE.match(ln.strip()) and not _FRAME.match(ln)]
+    failing_tests = [ln for ln in body if _TEST_FAIL.match(ln.strip())]
+    if failing_tests:
+        body = failing_tests
+    else:
+        body = [ln for ln in body if not _BANNER.match(ln.strip())] or body
     if frames:
         # A Python traceback: the exception line and the innermost frame identify it.
         path, lineno = frames[-1].group(1), frames[-1].group(2)
