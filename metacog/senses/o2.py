@@ -6,7 +6,8 @@ from metacog import transcript
 from metacog.senses.signal import Signal, memory, short
 
 NAME = "o2"
-LARGE = 20_000  # bytes: a call this size is "large" when naming the cause
+LARGE = 15_000  # characters (~4K tokens): a call this size is "large"
+MIN_LARGE = 2  # a burst needs large results to name as its cause; many small ones are work
 
 
 def feel(win: dict, action: dict, ctx: object) -> Signal | None:
@@ -27,18 +28,19 @@ def _velocity(mem: dict, win: dict, cfg: dict) -> str:
     baseline = max(mem.get("base_sum", 0) / base_n, 1)
     recent = actions[-cfg["recent_calls"]:]
     total = sum(a.get("size", 0) for a in recent)
-    fast = total / len(recent) >= cfg["velocity_factor"] * baseline and total >= cfg["min_recent_bytes"]
+    large = [a for a in recent if a.get("size", 0) >= LARGE]
+    fast = (total / len(recent) >= cfg["velocity_factor"] * baseline and total >= cfg["min_recent_bytes"]
+            and len(large) >= MIN_LARGE)
     if not fast or calls < mem.get("quiet_until", 0):
         return ""
     mem["quiet_until"] = calls + cfg["velocity_cooldown_calls"]
-    large = [a for a in recent if a.get("size", 0) >= LARGE]
     reads = [a for a in large if a["tool"] == "Read"]
-    if len(reads) >= 2:
+    if len(reads) >= MIN_LARGE:
         cause = f"{len(reads)} large file reads in the last {len(recent)} actions"
-    elif large:
-        cause = f"{len(large)} large results in the last {len(recent)} actions (biggest: {large[0]['tool']} `{short(max(large, key=lambda a: a.get('size', 0))['target'], 40)}`)"
     else:
-        cause = f"the last {len(recent)} actions"
+        biggest = max(large, key=lambda a: a.get("size", 0))
+        cause = (f"{len(large)} large results in the last {len(recent)} actions "
+                 f"(biggest: {biggest['tool']} `{short(biggest['target'], 40)}`)")
     ratio = total / len(recent) / baseline
     return (f"context is filling {ratio:.0f}× faster than this session's baseline: {cause}. "
             "Could a subagent take the remaining exploration and report back only what matters?")
