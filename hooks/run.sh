@@ -9,7 +9,8 @@ R="$D/runtime/$V"
 if [ "${1:-}" = session-start ] && [ ! -f "$R/.ready" ]; then
     # Once per plugin version: build the runtime. stdin stays for the hook below.
     for py in python3.13 python3.12 python3.11 python3.10 python3; do
-        command -v "$py" >/dev/null 2>&1 || continue
+        # A pyenv shim for a version that is installed but not active exits 127: skip it.
+        "$py" -c "" >/dev/null 2>&1 || continue
         "$py" "$(dirname "$0")/bootstrap.py" "$D" "$V" </dev/null >/dev/null 2>&1
         [ $? = 3 ] || break  # 3: too old an interpreter, try the next
     done

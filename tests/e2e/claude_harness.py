@@ -24,9 +24,10 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from model_server import ModelServer, RecordedRequest
 
@@ -62,6 +63,10 @@ def find_claude_bin() -> tuple[Path | None, str]:
 
 def plugin_version(root: Path = REPO_ROOT) -> str:
     return json.loads((root / ".claude-plugin" / "plugin.json").read_text())["version"]
+
+
+def marketplace_name(root: Path = REPO_ROOT) -> str:
+    return json.loads((root / ".claude-plugin" / "marketplace.json").read_text())["name"]
 
 
 def scrubbed_environ() -> dict[str, str]:
@@ -199,9 +204,9 @@ class SessionResult:
         """A diagnostic summary for assertion messages."""
         lines = [
             f"argv: {self.argv}",
-            f"exit code: {self.returncode}{' (timed out)' if self.timed_out else ''}, "
-            f"{self.duration:.2f}s, {len(self.requests)} agent requests, "
-            f"{len(self.server.requests)} HTTP requests",
+            (f"exit code: {self.returncode}{' (timed out)' if self.timed_out else ''}, "
+             f"{self.duration:.2f}s, {len(self.requests)} agent requests, "
+             f"{len(self.server.requests)} HTTP requests"),
             f"stderr: {self.stderr[-1500:]!r}",
             f"stdout: {self.stdout[-1500:]!r}",
         ]
@@ -254,6 +259,11 @@ class ClaudeHarness:
     def plugin_data_dir(self, name: str = INLINE_DATA) -> Path:
         return self.home / ".claude" / "plugins" / "data" / name
 
+    def hook_stderr(self, name: str = INLINE_DATA) -> str:
+        """What metacog's hooks wrote to hook-stderr.log in this HOME ("" if nothing)."""
+        log = self.plugin_data_dir(name) / "hook-stderr.log"
+        return log.read_text(errors="replace") if log.exists() else ""
+
     def link_runtime(self, prepared_data: Path, name: str = INLINE_DATA) -> Path:
         """Give this HOME the runtime prepared once for the run.
 
@@ -272,11 +282,18 @@ class ClaudeHarness:
     # -------------------------------------------------------------------- runs
     def cli(self, *args: str, timeout: float = 60, cwd: Path | None = None,
             check: bool = False) -> subprocess.CompletedProcess:
-        """Run a non-session `claude` subcommand (plugin validate/install...) in this HOME."""
-        done = subprocess.run(
-            [str(self.claude_bin), *args], cwd=str(cwd or self.project), env=self.env(),
-            capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
-        )
+        """Run a non-session `claude` subcommand (plugin validate/install...) in this HOME.
+
+        A scripted server stands in for the API here too: with an API key but no
+        ANTHROPIC_BASE_URL, `claude plugin marketplace add` and `plugin install`
+        each spend ~17 s trying to reach the real API host (measured, 2.1.328).
+        """
+        with ModelServer([]) as server:
+            done = subprocess.run(
+                [str(self.claude_bin), *args], cwd=str(cwd or self.project),
+                env=self.env(server.url), capture_output=True, text=True, timeout=timeout,
+                stdin=subprocess.DEVNULL, check=False,
+            )
         if check and done.returncode != 0:
             raise AssertionError(
                 f"claude {' '.join(args)} exited {done.returncode}\nstdout: {done.stdout}\nstderr: {done.stderr}"
@@ -352,7 +369,7 @@ def clean_copy(src: Path, dest: Path) -> Path:
     """
     listed = subprocess.run(
         ["git", "-C", str(src), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        capture_output=True, text=True,
+        capture_output=True, text=True, check=False,
     )
     dest.mkdir(parents=True, exist_ok=False)
     if listed.returncode == 0 and listed.stdout:

@@ -71,9 +71,7 @@ def is_agent_request(body: Any) -> bool:
     if not body.get("tools"):
         return False
     max_tokens = body.get("max_tokens")
-    if isinstance(max_tokens, int) and max_tokens <= SIDE_REQUEST_MAX_TOKENS:
-        return False
-    return True
+    return not (isinstance(max_tokens, int) and max_tokens <= SIDE_REQUEST_MAX_TOKENS)
 
 
 def _estimate_tokens(body: Any) -> int:
@@ -125,7 +123,7 @@ class ModelServer:
         return self._next_turn
 
     # -------------------------------------------------------------- lifecycle
-    def start(self) -> "ModelServer":
+    def start(self) -> ModelServer:
         server = self
 
         class Handler(_Handler):
@@ -134,7 +132,7 @@ class ModelServer:
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
-            target=self._httpd.serve_forever, name="fake-anthropic", daemon=True
+            target=self._httpd.serve_forever, args=(0.05,), name="fake-anthropic", daemon=True
         )
         self._thread.start()
         return self
@@ -145,7 +143,7 @@ class ModelServer:
             self._httpd.server_close()
             self._httpd = None
 
-    def __enter__(self) -> "ModelServer":
+    def __enter__(self) -> ModelServer:  # noqa: PYI034 - no typing.Self before 3.11
         return self.start()
 
     def __exit__(self, *exc) -> None:
@@ -195,7 +193,7 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     # Silence the default stderr access log.
-    def log_message(self, format, *args):  # noqa: A002
+    def log_message(self, format, *args):
         pass
 
     # ---------------------------------------------------------------- helpers

@@ -1,0 +1,127 @@
+"""End-to-end: the /metacog slash command in the real Claude Code CLI.
+
+The command's `!` line runs hooks/cli.sh before the model sees anything; "reaches the
+model" means its output is in the text of the first request the CLI sent. Every
+slash session runs with only Read allowed on the command line, so the `!` line runs
+by the command file's own `allowed-tools` alone (the harness allows Bash by default,
+which would hide a wrong pattern).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import claude_harness  # noqa: E402
+from claude_harness import ClaudeHarness, SessionResult, plugin_version  # noqa: E402
+
+pytestmark = pytest.mark.e2e
+
+FAILING = {"name": "Bash", "input": {"command": 'python3 -c "import nosuchmodule_xyz"',
+                                     "description": "Check the import"}}
+
+
+def slash(h: ClaudeHarness, command: str, monkeypatch: pytest.MonkeyPatch) -> SessionResult:
+    """One session whose prompt is a slash command, with only Read allowed."""
+    with monkeypatch.context() as patch:
+        patch.setattr(claude_harness, "ALLOWED_TOOLS", "Read")
+        result = h.run(["Shown."], prompt=command)
+    assert result.returncode == 0 and not result.timed_out, result.describe()
+    assert result.requests, "the command never reached the model:\n" + result.describe()
+    return result
+
+
+def failing_session(h: ClaudeHarness, failures: int = 3) -> SessionResult:
+    result = h.run([[FAILING] for _ in range(failures)] + ["I give up."], prompt="Make the import check pass.")
+    assert result.returncode == 0 and not result.timed_out, result.describe()
+    assert len(result.requests) == failures + 1, result.describe()
+    return result
+
+
+def runtime_cli(h: ClaudeHarness, *args: str) -> subprocess.CompletedProcess:
+    """The runtime's own `metacog`, as the person would run it in the project."""
+    python = h.plugin_data_dir() / "runtime" / plugin_version() / "bin" / "python"
+    return subprocess.run([str(python), "-I", "-m", "metacog", *args], cwd=h.project, env=h.env(),
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_status_reaches_the_model(metacog_claude: ClaudeHarness, monkeypatch: pytest.MonkeyPatch):
+    first = failing_session(metacog_claude)
+    session_id = first.output["session_id"]
+    result = slash(metacog_claude, f"/metacog status --session {session_id}", monkeypatch)
+    text = result.text(0)
+    assert f"Session {session_id}" in text, result.describe()
+    assert "3 tool calls, 3 errors" in text, text[-3000:]
+    assert "nociception" in text and "Rules" in text, text[-3000:]
+    assert "Traceback" not in text
+
+
+def test_bare_command_shows_the_current_status(metacog_claude: ClaudeHarness, monkeypatch: pytest.MonkeyPatch):
+    failing_session(metacog_claude)
+    text = slash(metacog_claude, "/metacog", monkeypatch).text(0)
+    assert "Senses" in text and "nociception" in text, text[-3000:]
+
+
+def test_doctor_reaches_the_model(metacog_claude: ClaudeHarness, monkeypatch: pytest.MonkeyPatch):
+    text = slash(metacog_claude, "/metacog doctor", monkeypatch).text(0)
+    assert "doctor" in text, text[-3000:]
+    assert f"runtime {plugin_version()} ready" in text, text[-3000:]
+    assert "hooks registered for" in text, text[-3000:]
+
+
+def test_wrong_arguments_reach_the_model_as_one_line(metacog_claude: ClaudeHarness,
+                                                      monkeypatch: pytest.MonkeyPatch):
+    text = slash(metacog_claude, "/metacog config get nociception.observe", monkeypatch).text(0)
+    assert "metacog: unknown setting 'nociception.observe'; closest: nociception.observe_at" in text, text[-3000:]
+    assert "Traceback" not in text
+
+
+def test_missing_runtime_is_explained(claude: ClaudeHarness, monkeypatch: pytest.MonkeyPatch):
+    # A recent failed bootstrap: SessionStart does not try to build the runtime again.
+    data = claude.plugin_data_dir()
+    (data / "runtime").mkdir(parents=True)
+    (data / "runtime" / ".failed").touch()
+    claude.plugin_dir = claude_harness.REPO_ROOT
+    text = slash(claude, "/metacog status", monkeypatch).text(0)
+    assert "metacog: its runtime is not ready yet" in text, text[-3000:]
+    assert "start a new Claude Code session" in text
+
+
+def _learning_in_runtime(h: ClaudeHarness) -> str:
+    done = runtime_cli(h, "status", "--json")
+    if done.returncode != 0:
+        return f"`metacog status --json` failed: {done.stdout}{done.stderr}"
+    report = json.loads(done.stdout)
+    return report.get("rules_unavailable", "")
+
+
+def test_forget_removes_a_rule_from_the_next_digest(metacog_claude: ClaudeHarness,
+                                                    monkeypatch: pytest.MonkeyPatch):
+    missing = _learning_in_runtime(metacog_claude)
+    if missing:
+        pytest.skip(f"learning is not wired yet: {missing}")
+    rule = "error-loop"
+    learned = []
+    for _ in range(4):  # an error loop per session until the rule is learned
+        failing_session(metacog_claude, failures=4)
+        report = json.loads(runtime_cli(metacog_claude, "status", "--json").stdout)
+        learned = [r["id"] for r in report["rules"]]
+        if rule in learned:
+            break
+    assert rule in learned, f"{rule} was not learned after four error loops; rules: {learned}"
+    before = metacog_claude.run(["Ok."], prompt="Say hello.")
+    assert before.mentions(rule, 0), "the digest did not carry the rule before forget:\n" + before.describe()
+
+    forgot = slash(metacog_claude, f"/metacog forget {rule}", monkeypatch)
+    assert f"Forgot {rule}" in forgot.text(0), forgot.text(0)[-3000:]
+    report = json.loads(runtime_cli(metacog_claude, "status", "--json").stdout)
+    assert rule not in [r["id"] for r in report["rules"]], report["rules"]
+
+    after = metacog_claude.run(["Ok."], prompt="Say hello.")
+    assert not after.mentions(rule, 0), after.mentions(rule, 0)
