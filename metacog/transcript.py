@@ -164,5 +164,8 @@ def context_window(model: str, configured: int = 0, env: dict | None = None) -> 
 
 
 def autocompact_at(window: int) -> int:
-    """Where auto-compaction starts: window - min(max output, 20,000) - 13,000 (FACTS.md)."""
-    return window - 20_000 - 13_000
+    """Where auto-compaction starts: window - min(max output, 20,000) - 13,000 (FACTS.md).
+
+    Clamped to 80% for windows too small for that formula (a configured test window).
+    """
+    return max(window - 20_000 - 13_000, window * 4 // 5)

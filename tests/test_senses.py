@@ -273,3 +273,27 @@ def test_project_config_wins(isolated_home: Path, tmp_path: Path) -> None:
     (isolated_home / "config" / "config.toml").write_text("[vestibular]\nsame_action = 9\n")
     said = texts([bash("git status", cwd=str(project))] * 2)
     assert "2 times in a row" in said[1]
+
+
+# Subagents -------------------------------------------------------------------------------
+
+def test_a_subagent_that_looped_is_reported_to_the_main_agent() -> None:
+    fail = captured("PostToolUseFailure", "Bash", agent_id="sub9", agent_type="Explore")
+    sub_said = texts([fail] * 3)
+    assert "the same error 3 times" in sub_said[2]  # the subagent hears it itself
+    stop = {**captured("PostToolUse", "Bash"), "hook_event_name": "SubagentStop", "agent_id": "sub9",
+            "agent_type": "Explore"}
+    for key in ("tool_name", "tool_input", "tool_response", "tool_use_id"):
+        stop.pop(key, None)
+    assert send(stop) is None
+    main_said = agent_text(send(bash("ls")))
+    assert "the Explore subagent that just finished hit the same error 3 times" in main_said
+    assert agent_text(send(bash("pwd"))) == ""  # told once
+
+
+def test_a_quiet_subagent_is_not_reported() -> None:
+    texts([bash("ls", agent_id="sub1", agent_type="Explore")])
+    stop = {"hook_event_name": "SubagentStop", "session_id": captured("PostToolUse", "Bash")["session_id"],
+            "agent_id": "sub1", "agent_type": "Explore", "cwd": "/home/dev/project"}
+    assert send(stop) is None
+    assert agent_text(send(bash("pwd"))) == ""

@@ -1,0 +1,91 @@
+"""What the person feels: time metacog adds per tool call inside the real Claude Code CLI.
+
+    python benchmarks/bench_cli.py [--sessions N]
+
+The same scripted 30-call session (varied, successful calls) runs, interleaved, N times
+each with: no plugin; a plugin registering the same events with hooks that are just
+`true` (the CLI's own cost of running a hook); metacog (its runtime prepared once by
+hooks/bootstrap.py). Per-call figures are differences of session medians divided by
+the number of tool calls. Needs the pinned CLI ($METACOG_CLAUDE_BIN or the CI install).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+
+from claude_harness import ClaudeHarness, find_claude_bin, plugin_version  # noqa: E402
+
+CALLS = 30
+
+
+def script() -> list:
+    turns = []
+    for i in range(CALLS):
+        if i % 3 == 0:
+            turns.append([{"name": "Bash", "input": {"command": f"echo step {i}", "description": "echo"}}])
+        elif i % 3 == 1:
+            turns.append([{"name": "Read", "input": {"file_path": "README.txt"}}])
+        else:
+            turns.append([{"name": "Bash", "input": {"command": f"ls -a && echo {i}", "description": "list"}}])
+    return turns + ["Done."]
+
+
+def true_plugin(folder: Path) -> Path:
+    hooks = json.loads((ROOT / "hooks" / "hooks.json").read_text())["hooks"]
+    for groups in hooks.values():
+        for group in groups:
+            for hook in group["hooks"]:
+                hook["command"] = "true"
+    (folder / ".claude-plugin").mkdir(parents=True)
+    (folder / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "truehooks", "version": "0.0.1"}))
+    (folder / "hooks").mkdir()
+    (folder / "hooks" / "hooks.json").write_text(json.dumps({"hooks": hooks}))
+    return folder
+
+
+def main(argv: list[str]) -> int:
+    sessions = int(argv[argv.index("--sessions") + 1]) if "--sessions" in argv else 7
+    claude_bin, why = find_claude_bin()
+    if claude_bin is None:
+        print(why, file=sys.stderr)
+        return 1
+    work = Path(tempfile.mkdtemp(prefix="bench-cli-"))
+    try:
+        prepared = work / "prepared"
+        import subprocess
+
+        subprocess.run([sys.executable, str(ROOT / "hooks" / "bootstrap.py"), str(prepared), plugin_version()],
+                       check=True)
+        plain = true_plugin(work / "true-plugin")
+        runs: dict[str, list[float]] = {"none": [], "true": [], "metacog": []}
+        for _ in range(sessions):
+            for name in runs:
+                harness = ClaudeHarness(claude_bin, work)
+                if name == "metacog":
+                    harness.link_runtime(prepared)
+                folder = {"none": None, "true": plain, "metacog": ROOT}[name]
+                result = harness.run(script(), plugin_dir=folder, timeout=180)
+                assert result.returncode == 0 and len(result.requests) >= CALLS, result.describe()
+                runs[name].append(result.duration)
+        med = {name: statistics.median(values) for name, values in runs.items()}
+        print(f"{sessions} sessions each, {CALLS} tool calls per session (interleaved medians)")
+        for name, value in med.items():
+            print(f"{name:8s} session {value:6.2f} s")
+        print(f"CLI's own hook cost ('true' - none):     {(med['true'] - med['none']) / CALLS * 1000:6.1f} ms per call")
+        print(f"metacog's added cost (metacog - 'true'): {(med['metacog'] - med['true']) / CALLS * 1000:6.1f} ms per call")
+        print(f"metacog against no plugin:               {(med['metacog'] - med['none']) / CALLS * 1000:6.1f} ms per call")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

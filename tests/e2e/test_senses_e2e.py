@@ -1,0 +1,114 @@
+"""End to end, one session per sense: each sense's signal reaches the model's request.
+
+Thresholds that need time or size (Chronos' minutes, O2's window) are lowered through
+the project's `.claude/metacog.toml`, the documented way a person tunes them; the
+signal still travels the whole real path: CLI, hook command, runtime, reply, request.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from claude_harness import ClaudeHarness, SessionResult, request_text_blocks  # noqa: E402
+
+pytestmark = pytest.mark.e2e
+
+
+def bash(command: str) -> list:
+    return [{"name": "Bash", "input": {"command": command, "description": "run"}}]
+
+
+def read(path: Path) -> list:
+    return [{"name": "Read", "input": {"file_path": str(path)}}]
+
+
+def edit(path: Path, old: str, new: str) -> list:
+    return [{"name": "Edit", "input": {"file_path": str(path), "old_string": old, "new_string": new}}]
+
+
+def configure(claude: ClaudeHarness, toml: str) -> None:
+    folder = claude.project / ".claude"
+    folder.mkdir(exist_ok=True)
+    (folder / "metacog.toml").write_text(toml)
+
+
+def said(result: SessionResult) -> list[str]:
+    """metacog's texts, in the order the model received them (each request's new ones)."""
+    assert result.returncode == 0 and not result.timed_out, result.describe()
+    seen: list[str] = []
+    for body in result.requests:
+        for block in request_text_blocks(body):
+            if "hook additional context: metacog:" in block and block not in seen:
+                seen.append(block)
+    return seen
+
+
+def spoken(result: SessionResult, phrase: str) -> str:
+    hits = [t for t in said(result) if phrase in t]
+    assert hits, f"no metacog text with {phrase!r}; metacog said {said(result)}\n{result.describe()}"
+    return hits[0]
+
+
+def test_vestibular_same_action_same_result(metacog_claude: ClaudeHarness) -> None:
+    result = metacog_claude.run([bash("git status --short")] * 4 + ["Done."])
+    assert "git status --short" in spoken(result, "4 times in a row with the same result")
+
+
+def test_nociception_escalates_to_socratic(metacog_claude: ClaudeHarness) -> None:
+    result = metacog_claude.run([bash('python3 -c "import nosuchmodule_xyz"')] * 5 + ["Stop."])
+    assert "nosuchmodule_xyz" in spoken(result, "state the assumption you are operating on")
+
+
+def test_nociception_hears_refused_edits_from_the_transcript(metacog_claude: ClaudeHarness) -> None:
+    target = metacog_claude.project / "app.py"
+    target.write_text("def f():\n    return 1\n")
+    script = [read(target)] + [edit(target, f"return {n}00", "return 2") for n in (9, 9, 9)] + [bash("ls")]
+    result = metacog_claude.run(script + ["Done."])
+    assert "String to replace not found" in spoken(result, "the same error 3 times in a row")
+
+
+def test_o2_real_fill_from_the_transcript(metacog_claude: ClaudeHarness) -> None:
+    configure(metacog_claude, "[o2]\ncontext_window = 18000\n")
+    result = metacog_claude.run([bash("echo one"), bash("echo two"), "Done."])
+    assert "of 18K tokens" in spoken(result, "context is")
+
+
+def test_chronos_calls_since_the_person_spoke(metacog_claude: ClaudeHarness) -> None:
+    configure(metacog_claude, "[chronos]\ncalls = 3\nmin_minutes_for_calls = 0\n")
+    result = metacog_claude.run([bash(f"echo {i}") for i in range(4)] + ["Done."])
+    assert "check-in" in spoken(result, "3 tool calls and 0 minutes since the person last spoke")
+
+
+def test_spatial_blast_radius_of_an_edit(metacog_claude: ClaudeHarness) -> None:
+    project = metacog_claude.project
+    (project / "pkg").mkdir()
+    (project / "pkg" / "__init__.py").write_text("")
+    core = project / "pkg" / "core.py"
+    core.write_text("def answer():\n    return 41\n")
+    for i in range(5):
+        (project / f"user{i}.py").write_text("from pkg import core\n\nprint(core.answer())\n")
+    result = metacog_claude.run([read(core), edit(core, "return 41", "return 42"), "Done."])
+    assert "pkg/core.py" in spoken(result, "5 files import it")
+
+
+def test_echo_edits_without_tests(metacog_claude: ClaudeHarness) -> None:
+    configure(metacog_claude, "[echo]\nedits_without_tests = 2\n")
+    a, b = metacog_claude.project / "a.py", metacog_claude.project / "b.py"
+    a.write_text("x = 1\n")
+    b.write_text("y = 1\n")
+    script = [read(a), edit(a, "x = 1", "x = 2"), read(b), edit(b, "y = 1", "y = 2"), "Done."]
+    spoken(metacog_claude.run(script), "2 edits since the project's tests last ran")
+
+
+def test_drift_from_the_request(metacog_claude: ClaudeHarness) -> None:
+    configure(metacog_claude, "[drift]\nrecent_calls = 3\n")
+    parser = metacog_claude.project / "parser.py"
+    parser.write_text("def parse_header(line):\n    return line\n")
+    script = [read(parser), bash("ls /"), bash("uname -a"), bash("date"), "Done."]
+    result = metacog_claude.run(script, prompt="Fix parse_header in parser.py for empty lines.")
+    assert "parser.py" in spoken(result, "touched none of what the request named")
