@@ -63,7 +63,10 @@ def target_of(tool: str, tool_input: dict, cwd: str) -> str:
         return squash(text(tool_input, "url") or text(tool_input, "query"))
     if tool == "Task" or tool == "Agent":
         return squash(text(tool_input, "description"))
-    return squash(fastjson.dumps(tool_input)) if tool_input else ""
+    try:
+        return squash(fastjson.dumps(tool_input)) if tool_input else ""
+    except (TypeError, ValueError):  # NaN or infinity in a hostile payload
+        return "?"
 
 
 def checksum(value: object) -> int:

@@ -23,8 +23,23 @@ DEFAULTS: dict[str, dict[str, object]] = {
     "spatial": {"enabled": True, "min_importers": 5, "budget_ms": 100, "max_files": 50000, "names_shown": 5},
     "echo": {"enabled": True, "edits_without_tests": 12},
     "drift": {"enabled": True, "recent_calls": 12},
-    "learning": {"enabled": True, "promote_projects": 2, "decay_after_days": 60, "half_life_days": 60},
+    "learning": {"enabled": True, "promote_projects": 2, "decay_after_days": 60, "half_life_days": 60,
+                 "prune_after_days": 240, "prune_below_evidence": 5, "stale_after_minutes": 120,
+                 "compact_bytes": 524288, "keep_days": 30, "retrospective": True},
     "digest": {"enabled": True, "max_rules": 25, "max_chars": 2000},
+    # Learned patterns (metacog/learning/detectors.py), one section each, named by the rule id the
+    # digest shows: on/off, the threshold of the precondition (min_*), then of the failure.
+    "error-loop": {"enabled": True, "min_errors": 2, "streak": 3},
+    "repeated-reads": {"enabled": True, "min_reads": 5, "same_file": 3},
+    "circular-search": {"enabled": True, "min_searches": 4, "same_search": 3},
+    "going-in-circles": {"enabled": True, "min_calls": 10, "same_action": 4},
+    "long-autonomous-run": {"enabled": True, "min_calls": 30, "run_calls": 60, "run_minutes": 30},
+    "write-heavy": {"enabled": True, "min_edits": 8, "ratio": 3.0},
+    "context-pressure": {"enabled": True, "min_calls": 30, "min_fill": 0.5, "fired": 1},
+    "blast-radius": {"enabled": True, "min_edits": 1, "fired": 1},
+    "untested-edits": {"enabled": True, "min_edits": 6, "fired": 1},
+    "task-drift": {"enabled": True, "min_calls": 12, "fired": 1},
+    "motor-learning": {"enabled": True},  # lessons from resolved error streaks
 }
 DIGEST_HARD_CEILING = 8000  # Claude Code swaps hook output over 10,000 characters for a preview
 GLOBAL_NAME = "config.toml"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from metacog import action as actions
-from metacog import config, nervous, paths, state, summary, transcript
+from metacog import config, learning, nervous, paths, state, summary, transcript
 from metacog.action import text
 from metacog.senses import drift, o2, vestibular
 
@@ -69,6 +69,10 @@ def on_tool(payload: dict, state_dir: str, now: float, size: int) -> dict | None
         for refused in _read_transcript(st, payload, now):
             signals += _feel(st, refused, payload, cfg, state_dir, root, totals, now)
         signals += _feel(st, act, payload, cfg, state_dir, root, totals, now)
+        context = st.get("context") or {}
+        if context.get("tokens"):  # how full the context got, for the context-pressure pattern
+            window = transcript.context_window(context.get("model", ""), cfg["o2"]["context_window"])
+            summary.bump_max(totals, "max_context_fill", round(context["tokens"] / window, 3))
         agent_text, person_text = nervous.compose(signals)
         if not act.get("agent") and st.get("pending"):
             extra = " ".join(st.pop("pending"))
@@ -100,6 +104,7 @@ def on_prompt(payload: dict, state_dir: str, now: float, size: int) -> dict | No
     if not sid or prompt.lstrip().startswith(TASK_NOTIFICATION):
         return None
     with state.Session(state_dir, sid, now) as st:
+        cfg, root = _settings(st, payload, state_dir)
         win = state.window(st, "", now)
         win["prompt_at"], win["prompt_calls"], win["delegated_s"], win["active_s"] = now, 0, 0.0, 0.0
         win["prompts"] = win.get("prompts", 0) + 1
@@ -110,13 +115,22 @@ def on_prompt(payload: dict, state_dir: str, now: float, size: int) -> dict | No
         # The person spoke: what the senses had counted since is no longer the agent's alone.
         for name in ("vestibular", "chronos", "nociception", "drift"):
             win.get("senses", {}).pop(name, None)
-    return None
+    if not cfg["learning"]["enabled"]:
+        return None
+    # Outside the session lock: the digest has its own marker and cache.
+    return reply("UserPromptSubmit", learning.digest_once(root, sid, state_dir, cfg, now))
 
 
 def on_session_start(payload: dict, state_dir: str, now: float, size: int) -> dict | None:
     paths.remember()
     state.collect_garbage(state_dir, now)
     sid = state.clean_session_id(payload.get("session_id"))
+    if sid:
+        root = config.project_root(text(payload, "cwd"))
+        cfg = config.load(paths.config_dir(), state_dir, root)
+        if cfg["learning"]["enabled"]:
+            # Sessions of this project that ended without a SessionEnd are evaluated now.
+            learning.on_session_start(root, sid, state_dir, cfg, now)
     if sid and text(payload, "source") == "compact":
         with state.Session(state_dir, sid, now) as st:
             note = o2.after_compaction(state.window(st, "", now))
@@ -149,6 +163,13 @@ def on_subagent_stop(payload: dict, state_dir: str, now: float, size: int) -> di
 
 
 def on_session_end(payload: dict, state_dir: str, now: float, size: int) -> dict | None:
+    sid = state.clean_session_id(payload.get("session_id"))
+    if sid:
+        st = state.read(state_dir, sid) or {}
+        root = st.get("root") if isinstance(st.get("root"), str) else config.project_root(text(payload, "cwd"))
+        cfg = config.load(paths.config_dir(), state_dir, root)
+        if cfg["learning"]["enabled"]:
+            learning.on_session_end(root, sid, state_dir, cfg, now)
     return None
 
 

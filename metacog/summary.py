@@ -32,6 +32,7 @@ def new() -> dict:
         "max_search_repeat": 0,  # most repeats of one identical search
         "max_calls_between_prompts": 0,  # longest autonomous run, in main-agent calls
         "max_minutes_between_prompts": 0.0,
+        "max_context_fill": 0.0,  # the fullest the context got, as a fraction of the window (O2)
         "fired": {},  # sense -> signals given
         "lessons": [],  # nociceptive episodes that resolved: {sig, failed, then, same_target}
         "first_ts": 0.0,

@@ -1,0 +1,92 @@
+"""Confidence without the seesaw: both kinds of evidence count, and only dormancy decays.
+
+A detection (the pattern happened) and a suppression (the rule was active, the
+situation arose, the pattern did not happen) are both evidence that the rule is
+about something real in this work, so both raise confidence: a rule that held is
+not punished for holding and dropped, only to be learned again. Confidence is
+n / (n + PRIOR) for n pieces of evidence. A rule with no activity at all for
+`decay_after_days` loses confidence with a `half_life_days` half-life, and once
+dormant for `prune_after_days` with fewer than `prune_below_evidence` pieces of
+evidence it is pruned. Every function takes `now`: evidence is dated when its
+session happened, and tests date it at will.
+"""
+
+from __future__ import annotations
+
+DAY = 86400.0
+PRIOR = 2.0  # 1 piece of evidence: 0.33; 4: 0.67; 18: 0.9
+
+
+def tally(records: list[dict]) -> dict[str, list]:
+    """rule -> [detections, suppressions, first, last] over validated records.
+
+    A session evaluated twice (a crash between writing its evidence and marking it
+    done) wrote the same records twice: they carry the same session hash and count once.
+    """
+    totals: dict[str, list] = {}
+    seen: set[tuple] = set()
+    for rec in records:
+        kind, rule = rec["type"], rec["rule"]
+        if kind == "aggregate":
+            d, s, first, last = rec["detections"], rec["suppressions"], rec["first"], rec["last"]
+        else:
+            session = rec.get("session")
+            if session is not None:
+                key = (kind, rule, session, rec.get("sig"))
+                if key in seen:
+                    continue
+                seen.add(key)
+            d, s = (0, 1) if kind == "suppression" else (1, 0)
+            first = last = rec["at"]
+        entry = totals.get(rule)
+        if entry is None:
+            totals[rule] = [d, s, first, last]
+        else:
+            entry[0] += d
+            entry[1] += s
+            entry[2] = min(entry[2], first)
+            entry[3] = max(entry[3], last)
+    return totals
+
+
+def dormancy(last: float, now: float, learn: dict) -> float:
+    """The decay factor in (0, 1]: 1 until `decay_after_days` without activity."""
+    idle_days = (now - last) / DAY - learn["decay_after_days"]
+    if idle_days <= 0:
+        return 1.0
+    return 0.5 ** (idle_days / learn["half_life_days"])
+
+
+def confidence(detections: int, suppressions: int, last: float, now: float, learn: dict) -> float:
+    evidence = detections + suppressions
+    return evidence / (evidence + PRIOR) * dormancy(last, now, learn)
+
+
+def pruned(detections: int, suppressions: int, last: float, now: float, learn: dict) -> bool:
+    dormant = (now - last) / DAY >= learn["prune_after_days"]
+    return dormant and detections + suppressions < learn["prune_below_evidence"]
+
+
+def merge(project: dict[str, list], global_: dict[str, list]) -> dict[str, tuple[str, list]]:
+    """rule -> (scope, tally). The project's entry takes precedence once the project has
+    seen the pattern itself; suppressions alone of a rule it learned from the global set
+    are also in the global store (evaluation writes them to both), so the global entry
+    already counts them and stays the one shown."""
+    out: dict[str, tuple[str, list]] = {rule: ("global", t) for rule, t in global_.items()}
+    for rule, t in project.items():
+        if t[0] > 0 or rule not in out:
+            out[rule] = ("project", t)
+    return out
+
+
+def ranked(merged: dict[str, tuple[str, list]], now: float, learn: dict) -> list[dict]:
+    """Live rules, most reliable first: confidence times evidence, then most recent."""
+    out = []
+    for rule, (scope, (d, s, _first, last)) in merged.items():
+        if pruned(d, s, last, now, learn):
+            continue
+        conf = confidence(d, s, last, now, learn)
+        out.append({"id": rule, "scope": scope, "detections": d, "suppressions": s,
+                    "confidence": round(conf, 4), "last_active": last, "score": conf * (d + s)})
+    out.sort(key=lambda r: (-r["score"], -r["last_active"], r["id"]))
+    return out

@@ -1,0 +1,179 @@
+"""The patterns learned across sessions, each a precondition and a failure, read from a session summary.
+
+The precondition says the situation arose (errors happened, files were read, the
+session ran long); the failure says the loop formed. A session where the failure
+happened is a detection; one where an active rule's precondition was met and the
+failure did not happen is a suppression (the rule held); a session where the
+situation never arose says nothing about the rule.
+
+Rule ids and lesson texts live here, in code: the digest is built from this table
+and from counts, never from text found in a store (a project's store is written by
+whoever committed it).
+"""
+
+from __future__ import annotations
+
+import math
+
+from metacog.learning import settings
+
+# Summary fields the detectors read (metacog.summary); anything else there is ignored.
+NUMBERS = ("calls", "main_calls", "errors", "reads", "edits", "searches", "bash", "prompts",
+           "max_error_streak", "max_file_reads", "max_repeat", "max_search_repeat",
+           "max_calls_between_prompts", "max_minutes_between_prompts", "max_context_fill",
+           "first_ts", "last_ts")
+SENSES = ("nociception", "vestibular", "o2", "chronos", "spatial", "echo", "drift")
+MOTOR = "motor-learning"  # the config section of the lessons from resolved error streaks
+
+
+class Detector:
+    __slots__ = ("defaults", "fail", "id", "lesson", "pre", "sense")
+
+    def __init__(self, rule_id: str, sense: str, lesson: str, defaults: dict, pre: object, fail: object) -> None:
+        self.id, self.sense, self.lesson = rule_id, sense, lesson
+        self.defaults = {"enabled": True, **defaults}
+        self.pre, self.fail = pre, fail
+
+
+def _fill(f: dict, c: dict) -> bool:
+    # O2 may report how full the context got (summary "max_context_fill", 0..1); until it
+    # does, a session long enough for context to matter is the situation.
+    if f["max_context_fill"]:
+        return f["max_context_fill"] >= c["min_fill"]
+    return f["calls"] >= c["min_calls"]
+
+
+DETECTORS = (
+    Detector("error-loop", "nociception",
+             "When an error repeats, stop retrying variants: read the failing code or its docs first.",
+             {"min_errors": 2, "streak": 3},
+             lambda f, c: f["errors"] >= c["min_errors"],
+             lambda f, c: f["max_error_streak"] >= c["streak"]),
+    Detector("repeated-reads", "vestibular",
+             "Note what a file says the first time; re-reading an unchanged file only burns context.",
+             {"min_reads": 5, "same_file": 3},
+             lambda f, c: f["reads"] >= c["min_reads"],
+             lambda f, c: f["max_file_reads"] >= c["same_file"]),
+    Detector("circular-search", "vestibular",
+             "When a search finds nothing new, change the query or the place instead of re-running it.",
+             {"min_searches": 4, "same_search": 3},
+             lambda f, c: f["searches"] >= c["min_searches"],
+             lambda f, c: f["max_search_repeat"] >= c["same_search"]),
+    Detector("going-in-circles", "vestibular",
+             "An action that gave the same result twice will give it again: change something first.",
+             {"min_calls": 10, "same_action": 4},
+             lambda f, c: f["calls"] >= c["min_calls"],
+             lambda f, c: f["max_repeat"] >= c["same_action"]),
+    Detector("long-autonomous-run", "chronos",
+             "On long tasks, check in with the person at milestones instead of running far alone.",
+             {"min_calls": 30, "run_calls": 60, "run_minutes": 30},
+             lambda f, c: f["main_calls"] >= c["min_calls"],
+             lambda f, c: (f["max_calls_between_prompts"] >= c["run_calls"]
+                           or f["max_minutes_between_prompts"] >= c["run_minutes"])),
+    Detector("write-heavy", "",
+             "Read the code around a change before editing it; many edits on little reading break things.",
+             {"min_edits": 8, "ratio": 3.0},
+             lambda f, c: f["edits"] >= c["min_edits"],
+             lambda f, c: f["edits"] > c["ratio"] * (f["reads"] + f["searches"])),
+    Detector("context-pressure", "o2",
+             "Keep context lean: read files in parts, filter command output, avoid dumping large results.",
+             {"min_calls": 30, "min_fill": 0.5, "fired": 1},
+             _fill,
+             lambda f, c: f["fired"].get("o2", 0) >= c["fired"]),
+    Detector("blast-radius", "spatial",
+             "Before changing a widely imported file, list its importers and check them after the change.",
+             {"min_edits": 1, "fired": 1},
+             lambda f, c: f["edits"] >= c["min_edits"],
+             lambda f, c: f["fired"].get("spatial", 0) >= c["fired"]),
+    Detector("untested-edits", "echo",
+             "Run the tests after a few edits instead of piling up unverified changes.",
+             {"min_edits": 6, "fired": 1},
+             lambda f, c: f["edits"] >= c["min_edits"],
+             lambda f, c: f["fired"].get("echo", 0) >= c["fired"]),
+    Detector("task-drift", "drift",
+             "Re-read the person's request at milestones: work here has drifted away from it before.",
+             {"min_calls": 12, "fired": 1},
+             lambda f, c: f["main_calls"] >= c["min_calls"],
+             lambda f, c: f["fired"].get("drift", 0) >= c["fired"]),
+)
+
+# Motor learning: how a noticed error streak ended, by what the agent did next.
+LESSONS = {
+    "resolve-read": "Repeated errors have cleared once the failing code was read instead of re-run.",
+    "resolve-docs": "Repeated errors have cleared once the documentation was looked up.",
+    "resolve-search": "Repeated errors have cleared once the code base was searched for the cause.",
+    "resolve-other-tool": "Repeated errors have cleared by switching to another tool, not by retrying.",
+    "resolve-other-target": "Repeated errors have cleared by changing the target (file, command, input).",
+    "resolve-fix": "Repeated errors have cleared after a real fix to the cause, then one re-run.",
+}
+RULES: dict[str, str] = {**{d.id: d.lesson for d in DETECTORS}, **LESSONS}
+BY_ID = {d.id: d for d in DETECTORS}
+CONFIG_DEFAULTS: dict[str, dict] = {**{d.id: d.defaults for d in DETECTORS}, MOTOR: {"enabled": True}}
+_READ = ("Read", "NotebookRead")
+_SEARCH = ("Grep", "Glob", "LS")
+_DOCS = ("WebFetch", "WebSearch")
+
+
+def _number(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0
+    if isinstance(value, float) and math.isnan(value):
+        return 0
+    return min(max(value, 0), 1e12)
+
+
+def facts(summary: object) -> dict:
+    """The summary's numbers (0 where missing or of a wrong type) and `fired` per known sense."""
+    summary = summary if isinstance(summary, dict) else {}
+    out: dict = {key: _number(summary.get(key)) for key in NUMBERS}
+    fired = summary.get("fired")
+    fired = fired if isinstance(fired, dict) else {}
+    out["fired"] = {name: _number(fired.get(name)) for name in SENSES}
+    return out
+
+
+def enabled(cfg: dict, rule_id: str) -> bool:
+    name = MOTOR if rule_id in LESSONS else rule_id
+    defaults = CONFIG_DEFAULTS.get(name)
+    return defaults is not None and bool(settings.detector(cfg, name, defaults)["enabled"])
+
+
+def strategy(lesson: object) -> str:
+    """The lesson rule for one resolved streak {sig, failed, then, same_target}, '' if malformed."""
+    if not isinstance(lesson, dict):
+        return ""
+    failed, then = lesson.get("failed"), lesson.get("then")
+    if not isinstance(failed, str) or not isinstance(then, str) or not isinstance(lesson.get("sig"), str):
+        return ""
+    if then in _DOCS:
+        return "resolve-docs"
+    if then in _READ:
+        return "resolve-read"
+    if then in _SEARCH:
+        return "resolve-search"
+    if then != failed:
+        return "resolve-other-tool"
+    return "resolve-fix" if lesson.get("same_target") is True else "resolve-other-target"
+
+
+def judge(summary: object, active: set[str] | frozenset[str], cfg: dict) -> list[tuple[str, str, str]]:
+    """(type, rule id, error signature or '') for each piece of evidence one session gives."""
+    f = facts(summary)
+    out: list[tuple[str, str, str]] = []
+    for det in DETECTORS:
+        c = settings.detector(cfg, det.id, det.defaults)
+        if not c["enabled"] or not det.pre(f, c):
+            continue
+        if det.fail(f, c):
+            out.append(("detection", det.id, ""))
+        elif det.id in active:
+            out.append(("suppression", det.id, ""))
+    if settings.detector(cfg, MOTOR, CONFIG_DEFAULTS[MOTOR])["enabled"]:
+        lessons = summary.get("lessons") if isinstance(summary, dict) else None
+        seen = set()
+        for lesson in lessons if isinstance(lessons, list) else ():
+            rule = strategy(lesson)
+            if rule and (rule, lesson["sig"]) not in seen:
+                seen.add((rule, lesson["sig"]))
+                out.append(("lesson", rule, lesson["sig"]))
+    return out

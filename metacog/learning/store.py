@@ -1,0 +1,380 @@
+"""Append-only JSONL stores of evidence: a global one in the data dir, and one per project.
+
+One line per piece of evidence, each with a schema version:
+  {"v":1,"type":"detection"|"suppression","rule":ID,"at":TS,"session":HASH}
+  {"v":1,"type":"lesson","rule":ID,"at":TS,"session":HASH,"sig":HASH}
+  {"v":1,"type":"aggregate","rule":ID,"detections":N,"suppressions":N,"first":TS,"last":TS}
+`at` is when the session happened; `session` and `sig` are short hashes (a session id,
+a normalized error signature), so a store holds no path, no error text, no prompt.
+
+A project's store is committed and shared, so it is read as untrusted input: a line
+that is not JSON, or whose fields have the wrong types, is skipped and counted
+(`corrupt`); a well-formed record this version does not know (a newer schema, a
+rule added later) is skipped, counted (`unknown`) and kept. Every write runs under
+one lock per store (kept in the data dir, not in the project), so a compaction
+never loses a concurrent append; rewrites never drop a line they cannot read
+without first copying the original into the data dir's quarantine folder.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import zlib
+
+from metacog import fastjson, paths
+from metacog.fsutil import append_line, atomic_write, ensure_dir, locked
+from metacog.learning.detectors import RULES
+
+SCHEMA = 1
+GLOBAL_NAME = "learnings.jsonl"
+PROJECT_DIR = ".claude"
+PROJECT_NAME = "metacog-learnings.jsonl"
+EVIDENCE = ("detection", "suppression", "lesson")
+AGGREGATE = "aggregate"
+READ_CAP = 64 << 20  # a healthy store stays under compact_bytes; past this it is not rewritten
+LINE_CAP = 1024  # a valid record is under 200 bytes
+COUNT_CAP = 10**7
+HASH_CAP = 32
+UNKNOWN_KEPT = 2000  # a compaction keeps this many records it cannot interpret
+DAY = 86400.0
+FUTURE_SLACK = 2 * DAY  # clocks differ between teammates; evidence from further ahead is forged
+OK, CORRUPT, UNKNOWN = 0, 1, 2
+_ID_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_."
+
+
+def global_path() -> str:
+    return os.path.join(paths.data_dir(), GLOBAL_NAME)
+
+
+def project_path(root: str) -> str:
+    """`<root>/.claude/metacog-learnings.jsonl`, or '' where writing it would leave the project."""
+    return locate(root)[0]
+
+
+def locate(root: str) -> tuple[str, str]:
+    """(path of the project's store, '') or ('', why it is refused).
+
+    A `.claude` that is a symlink is followed only if it resolves inside the project
+    (a repository can commit a symlink to anywhere); a store that is itself a symlink
+    is refused, and every open passes O_NOFOLLOW besides.
+    """
+    if not root:
+        return "", "no project"
+    folder = os.path.join(root, PROJECT_DIR)
+    try:
+        mode = os.lstat(folder).st_mode
+    except FileNotFoundError:
+        return os.path.join(folder, PROJECT_NAME), ""
+    except OSError as exc:
+        return "", f"{PROJECT_DIR}: {type(exc).__name__}"
+    if stat.S_ISLNK(mode):
+        real_root = os.path.realpath(root)
+        folder = os.path.realpath(folder)
+        if not folder.startswith(real_root.rstrip(os.sep) + os.sep) or not os.path.isdir(folder):
+            return "", f"{PROJECT_DIR} is a symlink out of the project"
+    elif not stat.S_ISDIR(mode):
+        return "", f"{PROJECT_DIR} is not a directory"
+    path = os.path.join(folder, PROJECT_NAME)
+    try:
+        if stat.S_ISLNK(os.lstat(path).st_mode):
+            return "", "the store is a symlink"
+    except OSError:
+        pass
+    return path, ""
+
+
+def stamp(path: str) -> list[int] | None:
+    """What changes whenever the file does (appends change the size, rewrites the inode)."""
+    if not path:
+        return None
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return [st.st_size, st.st_mtime_ns, st.st_ino]
+
+
+def short_hash(text: str) -> str:
+    import hashlib  # evaluation only, never on the prompt path
+
+    return hashlib.blake2s(text.encode("utf-8", "replace"), digest_size=8).hexdigest()
+
+
+def _when(value: object, now: float) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if not 0 < value <= now + FUTURE_SLACK:  # also rejects NaN
+        return None
+    return float(value)
+
+
+def is_rule_id(value: object) -> bool:
+    return isinstance(value, str) and 0 < len(value) <= 64 and not value.strip(_ID_CHARS)
+
+
+def _count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= COUNT_CAP
+
+
+def _token(value: object) -> bool:
+    return isinstance(value, str) and 0 < len(value) <= HASH_CAP and value.isascii() and value.isalnum()
+
+
+def validate(rec: object, now: float) -> int:
+    """OK, CORRUPT (wrong shape or types) or UNKNOWN (well-formed, not for this version)."""
+    if not isinstance(rec, dict):
+        return CORRUPT
+    version, kind, rule = rec.get("v"), rec.get("type"), rec.get("rule")
+    if not isinstance(version, int) or isinstance(version, bool) or not isinstance(kind, str):
+        return CORRUPT
+    if not is_rule_id(rule):
+        return CORRUPT  # a rule id is a short token; anything else was never written by metacog
+    if version != SCHEMA or rule not in RULES or (kind not in EVIDENCE and kind != AGGREGATE):
+        return UNKNOWN
+    if kind == AGGREGATE:
+        first, last = _when(rec.get("first"), now), _when(rec.get("last"), now)
+        if first is None or last is None or first > last:
+            return CORRUPT
+        if not _count(rec.get("detections")) or not _count(rec.get("suppressions")):
+            return CORRUPT
+        return OK
+    if _when(rec.get("at"), now) is None:
+        return CORRUPT
+    session, sig = rec.get("session"), rec.get("sig")
+    if (session is not None and not _token(session)) or (sig is not None and not _token(sig)):
+        return CORRUPT
+    if kind == "lesson" and sig is None:
+        return CORRUPT
+    return OK
+
+
+class Contents:
+    """A store as read: its valid records, what was skipped, and (for rewrites) every line."""
+
+    __slots__ = ("corrupt", "exists", "lines", "partial", "path", "raw", "records", "refused", "size",
+                 "truncated", "unknown")
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.exists = False
+        self.size = 0
+        self.records: list[dict] = []
+        self.corrupt = 0
+        self.unknown = 0
+        self.partial = False  # a last line without its newline: an append in flight, or a crash
+        self.truncated = False  # larger than READ_CAP: only the beginning was read
+        self.refused = ""  # why the file was not read (a symlink, not a regular file)
+        self.lines: list[tuple[str, int, object]] = []
+        self.raw = b""
+
+
+def _read_bytes(path: str, contents: Contents) -> bytes:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return b""
+    except OSError as exc:
+        contents.exists = os.path.lexists(path)
+        contents.refused = "symlink" if os.path.islink(path) else type(exc).__name__
+        return b""
+    try:
+        st = os.fstat(fd)
+        contents.exists = True
+        if not stat.S_ISREG(st.st_mode):
+            contents.refused = "not a regular file"
+            return b""
+        contents.size = st.st_size
+        chunks, left = [], READ_CAP + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 22))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+    finally:
+        os.close(fd)
+    if len(data) > READ_CAP:
+        contents.truncated = True
+        data = data[: data.rfind(b"\n", 0, READ_CAP) + 1]
+    return data
+
+
+def read(path: str, now: float, keep_lines: bool = False) -> Contents:
+    """Parse a store; never raises for what is in the file."""
+    contents = Contents(path)
+    if not path:
+        return contents
+    data = _read_bytes(path, contents)
+    if not data:
+        return contents
+    text = data.decode("utf-8", "replace")
+    lines = text.split("\n")
+    tail = lines.pop()  # '' after a final newline; otherwise a partial line
+    if tail.strip():
+        contents.partial = True
+    loads, records, kept = fastjson.loads, contents.records, contents.lines
+    corrupt = unknown = 0
+    for line in lines:
+        if not line.strip():
+            continue
+        if len(line) > LINE_CAP:
+            status, rec = CORRUPT, None
+        else:
+            try:
+                rec = loads(line)
+            except ValueError:
+                rec = None
+            status = validate(rec, now)
+        if status == OK:
+            records.append(rec)
+        elif status == CORRUPT:
+            corrupt += 1
+        else:
+            unknown += 1
+        if keep_lines:
+            kept.append((line, status, rec))
+    contents.corrupt, contents.unknown = corrupt, unknown
+    if keep_lines:
+        contents.raw = data
+        if contents.partial:
+            kept.append((tail, CORRUPT, None))
+    return contents
+
+
+def _lock_for(path: str) -> str:
+    real = os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+    return os.path.join(paths.data_dir(), "locks", f"store-{zlib.crc32(real.encode()):08x}")
+
+
+def _ends_with_newline(path: str) -> bool:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return True
+    try:
+        size = os.fstat(fd).st_size
+        return size == 0 or os.pread(fd, 1, size - 1) == b"\n"
+    finally:
+        os.close(fd)
+
+
+def append(path: str, records: list[dict], now: float, compact_bytes: int, keep_days: float) -> None:
+    """Append one line per record under the store's lock; compact if it grew past the cap."""
+    if not path or not records:
+        return
+    with locked(_lock_for(path), timeout=5.0):
+        if not _ends_with_newline(path):
+            append_line(path, "")  # a crashed writer's fragment must not swallow our first line
+        for rec in records:
+            append_line(path, fastjson.dumps(rec))
+        try:
+            size = os.lstat(path).st_size
+        except OSError:
+            return
+        if size > compact_bytes:
+            _compact(path, now, compact_bytes, keep_days)
+
+
+def _aggregate(rule: str, tally: list) -> dict:
+    return {"v": SCHEMA, "type": AGGREGATE, "rule": rule, "detections": min(tally[0], COUNT_CAP),
+            "suppressions": min(tally[1], COUNT_CAP), "first": tally[2], "last": tally[3]}
+
+
+def _fold(totals: dict, rec: dict) -> None:
+    if rec["type"] == AGGREGATE:
+        d, s, first, last = rec["detections"], rec["suppressions"], rec["first"], rec["last"]
+    else:
+        d, s = (0, 1) if rec["type"] == "suppression" else (1, 0)
+        first = last = rec["at"]
+    tally = totals.get(rec["rule"])
+    if tally is None:
+        totals[rec["rule"]] = [d, s, first, last]
+    else:
+        tally[0] += d
+        tally[1] += s
+        tally[2] = min(tally[2], first)
+        tally[3] = max(tally[3], last)
+
+
+def quarantine(path: str, data: bytes, now: float) -> str:
+    """Copy a store's bytes into the data dir before a rewrite drops part of it."""
+    folder = ensure_dir(os.path.join(paths.data_dir(), "quarantine"))
+    base = f"{os.path.basename(path)}-{zlib.crc32(path.encode()):08x}-{int(now)}"
+    for n in range(100):
+        target = os.path.join(folder, f"{base}-{n}.jsonl" if n else f"{base}.jsonl")
+        try:
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        except FileExistsError:
+            continue
+        try:
+            os.write(fd, data)  # the bytes as they were, undecoded
+        finally:
+            os.close(fd)
+        return target
+    raise OSError(f"quarantine full for {base}")
+
+
+def _compact(path: str, now: float, compact_bytes: int, keep_days: float) -> bool:
+    """Merge old evidence into one aggregate per rule. The caller holds the store's lock."""
+    contents = read(path, now, keep_lines=True)
+    if contents.refused or contents.truncated or not contents.records:
+        return False  # nothing safe to rebuild from: leave the file as it is
+    cutoff = now - keep_days * DAY
+    totals: dict = {}
+    recent: list[tuple[str, dict]] = []
+    unknown: list[str] = []
+    for line, status, rec in contents.lines:
+        if status == OK:
+            if rec["type"] == AGGREGATE or rec["at"] < cutoff:
+                _fold(totals, rec)
+            else:
+                recent.append((line, rec))
+        elif status == UNKNOWN:
+            unknown.append(line)
+    dropped = contents.corrupt > 0 or contents.partial or len(unknown) > UNKNOWN_KEPT
+    unknown = unknown[-UNKNOWN_KEPT:]
+    body = [line for line, _ in recent]
+    if sum(len(line) + 1 for line in body) > compact_bytes // 2:
+        for _, rec in recent:  # recent evidence alone is too much: fold it all
+            _fold(totals, rec)
+        body = []
+    head = [fastjson.dumps(_aggregate(rule, tally)) for rule, tally in totals.items()]
+    if dropped:
+        quarantine(path, contents.raw, now)
+    atomic_write(path, "".join(line + "\n" for line in head + body + unknown))
+    return True
+
+
+def remove_rule(path: str, rule: str, now: float) -> int:
+    """Drop every record of `rule`; all other lines, unreadable ones included, stay as they are."""
+    if not path:
+        return 0
+    with locked(_lock_for(path), timeout=5.0):
+        contents = read(path, now, keep_lines=True)
+        if contents.refused or contents.truncated:
+            return 0
+        kept, removed = [], 0
+        for line, status, rec in contents.lines:
+            if status != CORRUPT and isinstance(rec, dict) and rec.get("rule") == rule:
+                removed += 1
+            else:
+                kept.append(line)
+        if removed:
+            atomic_write(path, "".join(line + "\n" for line in kept))
+    return removed
+
+
+def rules_in(path: str, now: float) -> set[str]:
+    """Rule ids (valid or not for this version) a store mentions: for `forget`'s suggestions."""
+    contents = read(path, now, keep_lines=True)
+    return {rec["rule"] for _, status, rec in contents.lines
+            if status != CORRUPT and isinstance(rec, dict) and isinstance(rec.get("rule"), str)}
+
+
+def health(path: str, now: float) -> dict:
+    contents = read(path, now)
+    return {"path": path, "exists": contents.exists, "bytes": contents.size,
+            "records": len(contents.records), "corrupt": contents.corrupt, "unknown": contents.unknown,
+            "partial": contents.partial, "truncated": contents.truncated, "refused": contents.refused}

@@ -1,0 +1,152 @@
+"""Each detector: nothing when its situation never arose, a detection when the loop formed,
+a suppression only for an active rule that held; each can be switched off and tuned."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_learning_support import T0, cfg, make_project, project_records, session
+
+from metacog import config, paths
+from metacog.learning import detectors, settings
+
+ALL = frozenset(detectors.RULES)
+# For each detector: (precondition met, failure absent), (precondition met, failure present).
+CASES = {
+    "error-loop": ({"errors": 2, "max_error_streak": 2}, {"errors": 3, "max_error_streak": 3}),
+    "repeated-reads": ({"reads": 5, "max_file_reads": 2}, {"reads": 5, "max_file_reads": 3}),
+    "circular-search": ({"searches": 4, "max_search_repeat": 2}, {"searches": 4, "max_search_repeat": 3}),
+    "going-in-circles": ({"calls": 10, "max_repeat": 3}, {"calls": 10, "max_repeat": 4}),
+    "long-autonomous-run": ({"main_calls": 30, "max_calls_between_prompts": 59, "max_minutes_between_prompts": 29},
+                            {"main_calls": 30, "max_calls_between_prompts": 60}),
+    "write-heavy": ({"edits": 9, "reads": 3}, {"edits": 10, "reads": 3}),
+    "context-pressure": ({"calls": 30}, {"calls": 30, "fired": {"o2": 1}}),
+    "blast-radius": ({"edits": 1}, {"edits": 1, "fired": {"spatial": 1}}),
+    "untested-edits": ({"edits": 6, "reads": 6}, {"edits": 6, "reads": 6, "fired": {"echo": 1}}),
+    "task-drift": ({"main_calls": 12}, {"main_calls": 12, "fired": {"drift": 1}}),
+}
+# Just under each precondition: the situation never arose, whatever else the summary says.
+NOT_ARISEN = {
+    "error-loop": {"errors": 1, "max_error_streak": 9},
+    "repeated-reads": {"reads": 4, "max_file_reads": 9},
+    "circular-search": {"searches": 3, "max_search_repeat": 9},
+    "going-in-circles": {"calls": 9, "max_repeat": 9},
+    "long-autonomous-run": {"main_calls": 29, "max_calls_between_prompts": 99},
+    "write-heavy": {"edits": 7, "reads": 0},
+    "context-pressure": {"calls": 29, "fired": {"o2": 5}},
+    "blast-radius": {"edits": 0, "fired": {"spatial": 5}},
+    "untested-edits": {"edits": 5, "fired": {"echo": 5}},
+    "task-drift": {"main_calls": 11, "fired": {"drift": 5}},
+}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> str:
+    return make_project(tmp_path, "proj")
+
+
+def verdicts(summary: dict, rule_id: str, active: frozenset = ALL, conf: dict | None = None) -> list[str]:
+    return [kind for kind, rid, _ in detectors.judge(summary, active, conf or cfg()) if rid == rule_id]
+
+
+def test_every_detector_is_tested() -> None:
+    assert set(CASES) == set(NOT_ARISEN) == {d.id for d in detectors.DETECTORS}
+    assert len(detectors.DETECTORS) >= 5 + 4  # the five named patterns, and senses'
+
+
+def test_detector_sections_do_not_clash_with_other_settings() -> None:
+    assert not set(detectors.CONFIG_DEFAULTS) & {"learning", "digest", *detectors.SENSES}
+
+
+@pytest.mark.parametrize("rule_id", sorted(CASES))
+def test_detection_suppression_and_silence(rule_id: str) -> None:
+    held, failed = CASES[rule_id]
+    assert verdicts(failed, rule_id) == ["detection"]
+    assert verdicts(failed, rule_id, active=frozenset()) == ["detection"]
+    assert verdicts(held, rule_id) == ["suppression"]
+    assert verdicts(held, rule_id, active=frozenset()) == []
+    assert verdicts(NOT_ARISEN[rule_id], rule_id) == []
+
+
+@pytest.mark.parametrize("rule_id", sorted(CASES))
+def test_each_detector_can_be_switched_off(rule_id: str) -> None:
+    off = cfg({rule_id: {"enabled": False}})
+    assert verdicts(CASES[rule_id][1], rule_id, conf=off) == []
+    assert verdicts(CASES[rule_id][0], rule_id, conf=off) == []
+
+
+def test_thresholds_are_tunable_and_partial_tables_keep_the_rest() -> None:
+    tuned = cfg({"error-loop": {"streak": 5}})
+    assert verdicts({"errors": 4, "max_error_streak": 4}, "error-loop", conf=tuned) == ["suppression"]
+    assert verdicts({"errors": 5, "max_error_streak": 5}, "error-loop", conf=tuned) == ["detection"]
+    wrong_type = cfg({"error-loop": {"streak": "five", "enabled": "no"}})
+    assert verdicts({"errors": 3, "max_error_streak": 3}, "error-loop", conf=wrong_type) == ["detection"]
+
+
+def test_context_pressure_uses_the_fill_when_o2_reports_it() -> None:
+    assert verdicts({"calls": 5, "max_context_fill": 0.6, "fired": {"o2": 1}}, "context-pressure") == ["detection"]
+    assert verdicts({"calls": 99, "max_context_fill": 0.3, "fired": {"o2": 1}}, "context-pressure") == []
+
+
+@pytest.mark.parametrize("summary", [None, [], "x", {"errors": "many", "max_error_streak": None},
+                                     {"errors": True, "fired": ["o2"], "lessons": "no"},
+                                     {"errors": float("nan"), "max_error_streak": float("inf")},
+                                     {"lessons": [None, 5, {"sig": 3}, {"sig": "s", "failed": "Bash"}]}])
+def test_malformed_summaries_never_raise(summary: object) -> None:
+    assert detectors.judge(summary, ALL, cfg()) == []
+
+
+@pytest.mark.parametrize(("failed", "then", "same", "expected"), [
+    pytest.param("Bash", "Read", False, "resolve-read", id="read"),
+    pytest.param("Bash", "WebFetch", False, "resolve-docs", id="docs"),
+    pytest.param("Bash", "Grep", False, "resolve-search", id="search"),
+    pytest.param("Bash", "Edit", False, "resolve-other-tool", id="other-tool"),
+    pytest.param("Bash", "Bash", False, "resolve-other-target", id="other-target"),
+    pytest.param("Bash", "Bash", True, "resolve-fix", id="fixed-then-rerun"),
+])
+def test_motor_learning_names_what_changed(failed: str, then: str, same: bool, expected: str) -> None:
+    lesson = {"sig": "KeyError: 'user' | app.py:3", "failed": failed, "then": then, "same_target": same}
+    assert detectors.judge({"lessons": [lesson, dict(lesson)]}, frozenset(), cfg()) == [
+        ("lesson", expected, lesson["sig"])]
+
+
+def test_lessons_store_a_hash_of_the_signature_never_error_text(project: str) -> None:
+    secret = "KeyError: 'password=hunter2' | /home/me/app.py:3"
+    lessons = [{"sig": secret, "failed": "Bash", "then": "Read", "same_target": False}]
+    session(project, "s0", T0, {"calls": 3, "lessons": lessons})
+    recs = project_records(project)
+    assert [(r["type"], r["rule"]) for r in recs] == [("lesson", "resolve-read")]
+    assert len(recs[0]["sig"]) == 16 and "hunter2" not in str(recs)
+    session(project, "s1", T0 + 60, {"calls": 3, "lessons": lessons})
+    assert "resolve-read" in session(project, "s2", T0 + 120, {})
+
+
+def test_motor_learning_can_be_switched_off() -> None:
+    lesson = {"sig": "x", "failed": "Bash", "then": "Read", "same_target": False}
+    off = cfg({"motor-learning": {"enabled": False}})
+    assert detectors.judge({"lessons": [lesson]}, frozenset(), off) == []
+
+
+def test_lesson_texts_fit_a_digest_line() -> None:
+    for rule_id, lesson in detectors.RULES.items():
+        assert len(f"- {rule_id} (global): {lesson} (seen 9999×, held 9999×)") <= 150, rule_id
+
+
+def test_the_proposed_config_shape_goes_through_config_load(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    # The DEFAULTS entries proposed for metacog/config.py (a no-op once they are there).
+    for name, values in detectors.CONFIG_DEFAULTS.items():
+        monkeypatch.setitem(config.DEFAULTS, name, dict(values))
+    monkeypatch.setitem(config.DEFAULTS, "learning", dict(settings.LEARNING))
+    root = Path(make_project(tmp_path, "configured"))
+    (root / ".claude").mkdir()
+    (root / ".claude" / "metacog.toml").write_text(
+        '[error-loop]\nstreak = 5\n\n[task-drift]\nenabled = false\n\n'
+        '[no-such-detector]\nenabled = false\n\n[learning]\npromote_projects = 3\nkeep_days = "x"\n')
+    conf = config.load(paths.config_dir(), paths.state_dir(), str(root))
+    assert verdicts({"errors": 4, "max_error_streak": 4}, "error-loop", conf=conf) == ["suppression"]
+    assert verdicts({"main_calls": 20, "fired": {"drift": 2}}, "task-drift", conf=conf) == []
+    assert settings.detector(conf, "error-loop", detectors.BY_ID["error-loop"].defaults)["min_errors"] == 2
+    learn = settings.learning(conf)
+    assert (learn["promote_projects"], learn["keep_days"]) == (3, settings.LEARNING["keep_days"])
