@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
-from claude_harness import ClaudeHarness, find_claude_bin, plugin_version  # noqa: E402
+from claude_harness import ClaudeHarness, find_claude_bin, plugin_version
 
 CALLS = 30
 

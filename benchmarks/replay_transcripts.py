@@ -15,8 +15,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from metacog.replay import replay  # noqa: E402
-from metacog.senses import SENSES  # noqa: E402
+from metacog.replay import replay
+from metacog.senses import SENSES
 
 DEFAULT_DIR = ROOT.parent / "shared" / "transcripts"
 # (file name fragment, what happened, the sense that must speak)

@@ -24,7 +24,6 @@ class _Context:
     object_pairs_hook = None
     parse_float = float
     parse_int = int
-    memo: dict = {}
 
     @staticmethod
     def parse_constant(name: str) -> float:

@@ -66,7 +66,7 @@ class locked:
         self.timeout = timeout
         self.fd = -1
 
-    def __enter__(self) -> "locked":
+    def __enter__(self) -> locked:  # noqa: PYI034 - typing.Self needs 3.11
         ensure_dir(os.path.dirname(self.lock_path) or ".")
         self.fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
         deadline = time.monotonic() + self.timeout
@@ -115,5 +115,5 @@ def log_error(state_dir: str, message: str) -> None:
     try:
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
         append_line(os.path.join(state_dir, "metacog.log"), f"{stamp} {message}", cap=LOG_CAP)
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001, S110 - best-effort: nowhere left to report to
         pass

@@ -66,5 +66,5 @@ def _log_failure(state_dir: str, exc: BaseException) -> None:
             state_dir = paths.state_dir()
         detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)[-3:])
         log_error(state_dir, f"hook failed: {type(exc).__name__}: {detail}")
-    except BaseException:  # noqa: BLE001 - nowhere left to report to
+    except BaseException:  # noqa: BLE001, S110 - nowhere left to report to
         pass

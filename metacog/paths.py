@@ -67,7 +67,7 @@ def remember() -> None:
 
     try:
         atomic_write(_MEMO, fastjson.dumps({"key": _key(), "dirs": _from_platformdirs()}))
-    except Exception:  # noqa: BLE001 - the memo is an optimisation only
+    except Exception:  # noqa: BLE001, S110 - the memo is an optimisation only
         pass
 
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from datetime import datetime
-from typing import Callable
 
 from metacog import hook, state
 from metacog.senses import SENSES
@@ -71,8 +71,9 @@ def events(lines: list[str]) -> list[tuple[int, dict]]:
                 "_ts": clock}
         message = entry.get("message") if isinstance(entry.get("message"), dict) else {}
         agent = {"agent_id": "sidechain", "agent_type": "subagent"} if entry.get("isSidechain") else {}
+        content = message.get("content") if isinstance(message.get("content"), list) else []
         if entry.get("type") == "assistant":
-            for block in message.get("content") or []:
+            for block in content:
                 if isinstance(block, dict) and block.get("type") == "tool_use":
                     calls[str(block.get("id"))] = block
         elif entry.get("type") == "user":
@@ -80,7 +81,7 @@ def events(lines: list[str]) -> list[tuple[int, dict]]:
             if prompt is not None and not agent:
                 out.append((index, {**base, "hook_event_name": "UserPromptSubmit", "prompt": prompt}))
                 continue
-            for block in message.get("content") or [] if isinstance(message.get("content"), list) else []:
+            for block in content:
                 if not (isinstance(block, dict) and block.get("type") == "tool_result"):
                     continue
                 call = calls.pop(str(block.get("tool_use_id")), None) or {}

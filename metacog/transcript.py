@@ -44,7 +44,7 @@ def _content_text(content: object) -> str:
 class Reading:
     """What the new part of the transcript said."""
 
-    __slots__ = ("tokens", "model", "compacted", "refused")
+    __slots__ = ("compacted", "model", "refused", "tokens")
 
     def __init__(self) -> None:
         self.tokens = 0  # context used at the latest response (0: none seen)

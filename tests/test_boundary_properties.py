@@ -9,10 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from hooktest import CAPTURED, send
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from hooktest import CAPTURED, send
 
 ROOT = Path(__file__).resolve().parents[1]
 EVENTS = sorted({p["hook_event_name"] for p in CAPTURED} | {"SessionEnd", "SubagentStop"})
@@ -56,7 +55,7 @@ def test_arbitrary_json(value: object) -> None:
 def run_process(raw: bytes, env: dict) -> subprocess.CompletedProcess:
     code = "import sys; sys.path.insert(0, sys.argv[1]); from metacog.hook import main; main()"
     return subprocess.run([sys.executable, "-I", "-S", "-c", code, str(ROOT)], input=raw, capture_output=True,
-                          env=env, timeout=60)
+                          env=env, timeout=60, check=False)
 
 
 @pytest.mark.parametrize("kind", ["30MB", "deep", "deep-object", "binary"])

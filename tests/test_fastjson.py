@@ -30,7 +30,7 @@ def test_arbitrary_text_parses_or_raises_value_error(text: str) -> None:
         with pytest.raises(ValueError):
             fastjson.loads(text)
     else:
-        if expected == expected:  # NaN is not equal to itself
+        if expected == expected:  # noqa: PLR0124 - NaN is not equal to itself
             assert fastjson.loads(text) == expected
 
 

@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from hooktest import CAPTURED, agent_text, captured, send
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,7 +79,7 @@ def test_hostile_session_ids_stay_inside_the_state_dir(sid: object, isolated_hom
 def run_hook(payload: bytes, env: dict[str, str]) -> subprocess.CompletedProcess:
     code = "import sys; sys.path.insert(0, sys.argv[1]); from metacog.hook import main; main()"
     return subprocess.run([sys.executable, "-I", "-c", code, str(ROOT)], input=payload,
-                          capture_output=True, env=env, timeout=30)
+                          capture_output=True, env=env, timeout=30, check=False)
 
 
 def test_real_process_speaks_json_and_exits_zero(isolated_home: Path) -> None:

@@ -33,7 +33,7 @@ def test_marketplace_lists_the_plugin_at_its_root() -> None:
 def test_one_version_everywhere() -> None:
     version = manifest("plugin.json")["version"]
     assert metacog.__version__ == version
-    assert re.search(rf'^version = "{re.escape(version)}"$', (ROOT / "pyproject.toml").read_text(), re.M)
+    assert re.search(rf'^version = "{re.escape(version)}"$', (ROOT / "pyproject.toml").read_text(), re.MULTILINE)
     assert f"V={version}\n" in (ROOT / "hooks" / "run.sh").read_text()
 
 
@@ -89,5 +89,5 @@ def test_a_normal_tool_call_does_not_import_re_or_json() -> None:
 
 def test_run_sh_is_silent_without_a_runtime(tmp_path: Path) -> None:
     env = {"CLAUDE_PLUGIN_DATA": str(tmp_path / "data"), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
-    out = subprocess.run(["sh", str(ROOT / "hooks" / "run.sh")], input=b"{}", capture_output=True, env=env)
+    out = subprocess.run(["sh", str(ROOT / "hooks" / "run.sh")], input=b"{}", capture_output=True, env=env, check=False)
     assert (out.returncode, out.stdout, out.stderr) == (0, b"", b"")

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from hooktest import agent_text, captured, send
 from transcripts import Transcript
 

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from hooktest import captured, send
+
 from metacog import state
 
 ROOT = Path(__file__).resolve().parents[1]

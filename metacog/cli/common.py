@@ -6,9 +6,8 @@ Imports nothing of the CLI framework, so the helpers are testable on their own.
 from __future__ import annotations
 
 import difflib
-import importlib
+import os
 import time
-from types import ModuleType
 
 
 class CliError(Exception):
@@ -52,24 +51,18 @@ def ago(ts: object, now: float | None = None) -> str:
     return "just now"
 
 
-def optional_module(name: str) -> ModuleType | None:
-    """A module another part of metacog provides, or None when it is not in this install.
-
-    Only the module's own absence counts: an ImportError raised inside it is a bug,
-    and reaches the top-level handler like any other.
-    """
+def log_bug(exc: BaseException, doing: str) -> str:
+    """Log a traceback to the state dir's metacog.log (the log `metacog doctor` reads);
+    ' (traceback in PATH)' for the person, or '' if even that failed. Never raises."""
     try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name and (exc.name == name or name.startswith(exc.name + ".")):
-            return None
-        raise
+        import traceback
 
+        from metacog import paths
+        from metacog.fsutil import log_error
 
-def learning() -> ModuleType:
-    """metacog.learning, or a CliError saying this version does not have it."""
-    module = optional_module("metacog.learning")
-    if module is None:
-        raise CliError("learned rules are not available: this metacog has no learning module "
-                       "(metacog.learning); update the plugin")
-    return module
+        state_dir = paths.state_dir()
+        detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        log_error(state_dir, f"cli failed: {one_line(doing, 200)}: {detail}")
+        return f" (traceback in {os.path.join(state_dir, 'metacog.log')})"
+    except Exception:  # noqa: BLE001 - the caller's message is still shown
+        return ""

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 from metacog import config, paths
-from metacog.cli.common import CliError, one_line, optional_module
+from metacog import replay as engine
+from metacog.cli.common import CliError, one_line
 
 BAR_FROM_BYTES = 1 << 20  # smaller transcripts replay in well under a second: no bar
 SIGNALS_SHOWN = 50
@@ -25,10 +26,6 @@ def check_file(path: str) -> None:
 
 def replay(path: str, progress: Callable[[int, int], None] | None = None) -> dict:
     check_file(path)
-    engine = optional_module("metacog.replay")
-    if engine is None:
-        raise CliError("replay is not available: this metacog has no replay engine (metacog.replay); "
-                       "update the plugin")
     root = config.project_root(os.getcwd())
     cfg = config.load(paths.config_dir(), paths.state_dir(), root)
     try:
@@ -49,9 +46,9 @@ class Bar:
 
     def __call__(self, done: int, total: int) -> None:
         if self.bar is None:
-            import click  # typer's own dependency; its bar draws nothing on a pipe but the label
+            import typer  # its bar draws nothing on a pipe but the label
 
-            self.bar = click.progressbar(length=max(total, 1), label=self.label, file=sys.stderr)
+            self.bar = typer.progressbar(length=max(total, 1), label=self.label, file=sys.stderr)
             self.bar.__enter__()
         step = done - self.done
         if step > 0:
@@ -81,8 +78,8 @@ def render(result: dict) -> str:
     per_sense = result.get("per_sense") or {}
     per_100 = result.get("per_100_calls") or {}
     rate = f" ({len(signals) * 100 / calls:.1f} per 100 calls)" if calls else ""
-    lines = [f"{result.get('file', '')}: {calls} tool call{'s' if calls != 1 else ''}, "
-             f"{len(signals)} signal{'s' if len(signals) != 1 else ''}{rate}"]
+    lines = [(f"{result.get('file', '')}: {calls} tool call{'s' if calls != 1 else ''}, "
+              f"{len(signals)} signal{'s' if len(signals) != 1 else ''}{rate}")]
     if per_sense:
         width = max(len(name) for name in per_sense)
         for name, count in per_sense.items():

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import time
 
-from metacog import config, nervous, paths, state
-from metacog.cli.common import CliError, ago, closest, one_line, optional_module
+from metacog import config, learning, nervous, paths, state
+from metacog.cli.common import CliError, ago, closest, log_bug, one_line
 from metacog.senses import SENSES
 
 RULE_FIELDS = ("id", "lesson", "scope", "detections", "suppressions", "confidence", "last_active")
@@ -36,20 +36,19 @@ def find_session(state_dir: str, cwd: str, wanted: str | None = None) -> dict | 
     """The session to report on: `wanted` (an id or a unique prefix of one), else the
     most recently updated session of this project, else the most recent of any."""
     files = session_files(state_dir)
-    ids = [sid for _, sid in files]
     if wanted is not None:
-        return _named_session(state_dir, wanted, ids)
+        return _named_session(state_dir, wanted, [sid for _, sid in files])
     root = config.project_root(cwd)
-    fallback = None
-    for _, sid in files[:SCAN_CAP]:
-        st = state.read(state_dir, sid)
-        if not _usable(st):
-            continue
-        if st.get("root") == root:
-            return st
-        if fallback is None:
-            fallback = st
-    return fallback
+    states = [st for _, sid in files[:SCAN_CAP] if _usable(st := state.read(state_dir, sid))]
+    if not states:
+        return None
+    ours = [st for st in states if st.get("root") == root]
+    return max(ours or states, key=_updated)
+
+
+def _updated(st: dict) -> float:
+    value = st.get("updated")
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
 
 
 def _usable(st: dict | None) -> bool:
@@ -68,9 +67,9 @@ def _named_session(state_dir: str, wanted: str, ids: list[str]) -> dict:
     if not ids:
         raise CliError(f"no session {wanted!r}: no session has been recorded yet "
                        f"(in {state.sessions_dir(state_dir)})")
-    near = closest(wanted, ids) or ids[:3]
-    raise CliError(f"no session {wanted!r}; closest: {', '.join(near)} (run `metacog status` "
-                   "without --session for the current one)")
+    near = closest(wanted, ids)
+    hint = f"closest: {', '.join(near)}" if near else f"most recent: {', '.join(ids[:3])}"
+    raise CliError(f"no session {wanted!r}; {hint} (`metacog status` alone shows the current one)")
 
 
 def readings(st: dict, cfg: dict, state_dir: str, now: float) -> dict[str, str | None]:
@@ -96,16 +95,38 @@ def readings(st: dict, cfg: dict, state_dir: str, now: float) -> dict[str, str |
     return out
 
 
-def rules(root: str, cfg: dict, now: float) -> tuple[list[dict] | None, str]:
-    """(the learned rules, '') or (None, why they are not available)."""
-    learning = optional_module("metacog.learning")
-    if learning is None:
-        return None, "this metacog has no learning module (metacog.learning)"
-    found = []
-    for rule in learning.rules(root, cfg, now) or []:
-        if isinstance(rule, dict):
-            found.append({**{key: rule.get(key) for key in RULE_FIELDS}, **rule})
-    return found, ""
+def rules(root: str, cfg: dict, now: float) -> tuple[list[dict] | None, str, list[str]]:
+    """(the learned rules, '', what kept part of the stores from being read), or
+    (None, why reading them failed, []): a failure here must not hide the session."""
+    doing = "learning.rules"
+    try:
+        listed = learning.rules(root, cfg, now)
+        found = [{**{key: rule[key] for key in RULE_FIELDS}, **rule} for rule in listed]
+        doing = "learning.health"
+        health = learning.health(root)
+    except Exception as exc:  # noqa: BLE001 - the session's readings are still worth showing
+        where = log_bug(exc, doing)
+        return None, f"reading them failed: {type(exc).__name__}: {one_line(exc, 160)}{where}", []
+    return found, "", unread(health)
+
+
+def unread(health: dict) -> list[str]:
+    """One phrase per store that `learning.rules` could not read whole (from learning.health).
+
+    Not logged: a broken store is the person's to fix, and `metacog doctor` reads it
+    directly; the log is for metacog's own failures.
+    """
+    out = []
+    for scope in learning.SCOPES:
+        entry = health[scope]
+        if entry["refused"]:
+            out.append(f"{scope} store {entry['path']} not read: {entry['refused']}")
+            continue
+        if entry["corrupt"]:
+            out.append(f"{scope} store {entry['path']}: {entry['corrupt']} unreadable line(s) skipped")
+        if entry["truncated"]:
+            out.append(f"{scope} store {entry['path']} is too large: only its beginning was read")
+    return out
 
 
 def collect(cwd: str, wanted: str | None = None, now: float | None = None) -> dict:
@@ -131,8 +152,8 @@ def collect(cwd: str, wanted: str | None = None, now: float | None = None) -> di
             "senses": readings(st, cfg, state_dir, now),
         }
     cfg = config.load(paths.config_dir(), state_dir, root)
-    found, why = rules(root, cfg, now)
-    report = {"project": root, "session": session, "rules": found or []}
+    found, why, unread_stores = rules(root, cfg, now)
+    report = {"project": root, "session": session, "rules": found or [], "unread_stores": unread_stores}
     if found is None:
         report["rules_unavailable"] = why
     return report
@@ -162,29 +183,17 @@ def render(report: dict, now: float | None = None) -> str:
 
 def render_rules(report: dict, now: float | None = None) -> list[str]:
     if report.get("rules_unavailable"):
-        return [f"Rules: not available ({report['rules_unavailable']})"]
+        return [f"Rules: not available: {report['rules_unavailable']}"]
     found = report["rules"]
-    if not found:
-        return ["Rules: none learned yet"]
-    lines = [f"Rules ({len(found)})"]
+    lines = [f"Rules ({len(found)})" if found else "Rules: none learned yet"]
+    if report["unread_stores"]:
+        lines.append(f"  not all evidence was read: {'; '.join(report['unread_stores'])} "
+                     "(`metacog doctor` says what to do)")
     for rule in found:
-        detections, suppressions = _count(rule.get("detections")), _count(rule.get("suppressions"))
-        confidence = rule.get("confidence")
-        conf = f"confidence {confidence:.2f}" if isinstance(confidence, (int, float)) else "confidence -"
-        lines.append(f"  {rule.get('id')}  [{rule.get('scope') or '-'}]  {conf}  "
+        detections, suppressions = rule["detections"], rule["suppressions"]
+        lines.append(f"  {rule['id']}  [{rule['scope']}]  confidence {rule['confidence']:.2f}  "
                      f"{detections} detection{'s' if detections != 1 else ''}, "
                      f"{suppressions} suppression{'s' if suppressions != 1 else ''}  "
-                     f"last active {ago(rule.get('last_active'), now)}")
-        if rule.get("lesson"):
-            lines.append(f"      {one_line(rule['lesson'], 400)}")
+                     f"last active {ago(rule['last_active'], now)}")
+        lines.append(f"      {one_line(rule['lesson'], 400)}")
     return lines
-
-
-def _count(value: object) -> int:
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, int):
-        return value
-    if isinstance(value, (list, tuple)):
-        return len(value)
-    return 0

@@ -8,7 +8,7 @@ TEXT_CAP = 300
 
 
 class Signal:
-    __slots__ = ("sense", "level", "text", "person")
+    __slots__ = ("level", "person", "sense", "text")
 
     def __init__(self, sense: str, text: str, level: int = OBSERVE, person: str = "") -> None:
         self.sense = sense

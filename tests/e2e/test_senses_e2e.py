@@ -14,7 +14,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from claude_harness import ClaudeHarness, SessionResult, request_text_blocks  # noqa: E402
+from claude_harness import ClaudeHarness, SessionResult, request_text_blocks
 
 pytestmark = pytest.mark.e2e
 

@@ -1,0 +1,332 @@
+"""`metacog doctor`: is everything metacog needs in place, and what to do where it is not.
+
+Each check returns findings: ("ok" | "note" | "problem", what was found, what to do).
+Only problems make the exit code non-zero. Nothing here writes anything, except a
+probe file (created and removed) to prove a directory is writable.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import metacog
+from metacog import config, learning, paths
+from metacog.cli import settings
+from metacog.cli.common import one_line
+
+OK, NOTE, PROBLEM = "ok", "note", "problem"
+MIN_PYTHON = (3, 10)
+RECENT_S = 24 * 3600  # log entries younger than this count as current problems
+TAIL_BYTES = 64 * 1024
+SHOWN = 3
+CORRUPT_SCAN_CAP = 20000  # files looked at per directory tree
+
+
+def finding(status: str, text: str, fix: str = "") -> dict:
+    return {"status": status, "text": text, "fix": fix}
+
+
+# --------------------------------------------------------------------- locations
+def plugin_root() -> Path | None:
+    """The plugin folder: $CLAUDE_PLUGIN_ROOT, else the checkout this package runs from."""
+    env = os.environ.get("CLAUDE_PLUGIN_ROOT")
+    if env:
+        return Path(env)
+    source = Path(metacog.__file__).resolve().parents[1]
+    return source if (source / "hooks" / "hooks.json").is_file() else None
+
+
+def plugin_version(root: Path | None) -> str:
+    if root is not None:
+        try:
+            return str(json.loads((root / ".claude-plugin" / "plugin.json").read_text())["version"])
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    return metacog.__version__
+
+
+def plugin_data_dirs() -> list[Path]:
+    """Where Claude Code keeps the plugin's data (and so its runtime)."""
+    env = os.environ.get("CLAUDE_PLUGIN_DATA")
+    if env:
+        return [Path(env)]
+    prefix = Path(sys.prefix)
+    if (prefix / ".ready").exists() and len(prefix.parents) >= 2:
+        return [prefix.parents[1]]  # <data>/runtime/<version>/
+    return sorted(Path.home().glob(".claude/plugins/data/metacog-*"))
+
+
+def tail_lines(path: Path) -> list[str]:
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            size = fh.tell()
+            fh.seek(max(0, size - TAIL_BYTES))
+            data = fh.read()
+    except OSError:
+        return []
+    lines = data.decode("utf-8", "replace").splitlines()
+    return lines[1:] if size > TAIL_BYTES else lines  # the first may be cut
+
+
+def stamp_of(line: str) -> float | None:
+    try:
+        return time.mktime(time.strptime(line[:19], "%Y-%m-%dT%H:%M:%S"))
+    except (ValueError, OverflowError):
+        return None
+
+
+# ------------------------------------------------------------------------ checks
+def check_python() -> list[dict]:
+    version = ".".join(map(str, sys.version_info[:3]))
+    if sys.version_info < MIN_PYTHON:
+        return [finding(PROBLEM, f"Python {version} at {sys.executable} is too old",
+                        "install Python 3.10 or newer, then start a new Claude Code session")]
+    return [finding(OK, f"Python {version} ({sys.executable})")]
+
+
+def check_runtime(root: Path | None) -> list[dict]:
+    version = plugin_version(root)
+    dirs = plugin_data_dirs()
+    if not dirs:
+        return [finding(PROBLEM, "no plugin runtime found: metacog is not installed as a Claude Code "
+                        f"plugin for this user (nothing in {Path.home()}/.claude/plugins/data/)",
+                        "install it (`claude plugin install metacog@metacog`) and start a session")]
+    out = []
+    for data in dirs:
+        ready = sorted(p.parent.name for p in data.glob("runtime/*/.ready"))
+        log = data / "bootstrap.log"
+        last = next((ln for ln in reversed(tail_lines(log)) if ln.strip()), "")
+        if version in ready:
+            out.append(finding(OK, f"runtime {version} ready in {data / 'runtime' / version}"))
+            continue
+        found = f" (found: {', '.join(ready)})" if ready else ""
+        why = f"; last bootstrap log line: {one_line(last, 200)}" if last else ""
+        out.append(finding(PROBLEM, f"runtime {version} not prepared in {data}{found}{why}",
+                           "start a new Claude Code session (its SessionStart hook builds the runtime; "
+                           "it needs Python 3.10+ with venv and access to PyPI); "
+                           f"details in {log}"))
+    return out
+
+
+def check_hooks(root: Path | None) -> list[dict]:
+    if root is None:
+        return [finding(NOTE, "hooks not checked: plugin folder unknown (run this as /metacog doctor "
+                        "inside Claude Code, or set CLAUDE_PLUGIN_ROOT)")]
+    path = root / "hooks" / "hooks.json"
+    try:
+        registered = json.loads(path.read_text()).get("hooks")
+    except (OSError, ValueError, AttributeError) as exc:
+        return [finding(PROBLEM, f"{path} unreadable: {one_line(exc, 160)}",
+                        "reinstall the plugin (`claude plugin install metacog@metacog`)")]
+    from metacog.events import HANDLERS
+
+    if not isinstance(registered, dict):
+        registered = {}
+    missing = [event for event in HANDLERS if not _runs_hook(registered.get(event))]
+    if missing:
+        return [finding(PROBLEM, f"hooks not registered for {', '.join(missing)} in {path}",
+                        "reinstall the plugin (`claude plugin install metacog@metacog`)")]
+    out = [finding(OK, f"hooks registered for {', '.join(HANDLERS)} ({path})")]
+    launcher = root / "hooks" / "run.sh"
+    if not launcher.is_file():
+        out.append(finding(PROBLEM, f"{launcher} is missing: every hook is silent",
+                           "reinstall the plugin (`claude plugin install metacog@metacog`)"))
+    return out
+
+
+def _runs_hook(entries: object) -> bool:
+    for entry in entries if isinstance(entries, list) else []:
+        for hook in (entry.get("hooks") if isinstance(entry, dict) else None) or []:
+            if isinstance(hook, dict) and "hooks/run.sh" in str(hook.get("command", "")):
+                return True
+    return False
+
+
+def check_dirs() -> list[dict]:
+    out = []
+    for kind, path in paths.dirs().items():
+        problem = _not_writable(path)
+        if problem:
+            out.append(finding(PROBLEM, f"{kind} directory {path} is not writable: {problem}",
+                               f"fix its permissions (chmod u+rwx {path}) or set METACOG_HOME "
+                               "to a writable folder"))
+        else:
+            out.append(finding(OK, f"{kind} directory writable: {path}"))
+    return out
+
+
+def _not_writable(path: str) -> str:
+    probe = path
+    while not os.path.exists(probe):
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return "no existing parent folder"
+        probe = parent
+    if not os.path.isdir(probe):
+        return f"{probe} is not a folder"
+    if probe != path:
+        ok = os.access(probe, os.W_OK | os.X_OK)
+        return "" if ok else f"cannot create it inside {probe}"
+    try:
+        fd, name = tempfile.mkstemp(prefix=".doctor-", dir=path)
+        os.close(fd)
+        os.unlink(name)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return ""
+
+
+def check_logs(now: float) -> list[dict]:
+    out = []
+    log = Path(paths.state_dir()) / "metacog.log"
+    lines = [ln for ln in tail_lines(log) if ln.strip()]
+    recent = [ln for ln in lines if (stamp_of(ln) or 0) >= now - RECENT_S]
+    if recent:
+        shown = " | ".join(one_line(ln, 200) for ln in recent[-SHOWN:])
+        out.append(finding(PROBLEM, f"{len(recent)} error(s) logged in the last 24 hours in {log}: {shown}",
+                           "if they repeat, run `metacog doctor` again after a session and report the "
+                           f"log; clear it once read: rm {log}"))
+    elif lines:
+        out.append(finding(OK, f"no errors logged in the last 24 hours ({len(lines)} older in {log})"))
+    else:
+        out.append(finding(OK, "no errors logged"))
+    for data in plugin_data_dirs():
+        stderr_log = data / "hook-stderr.log"
+        try:
+            fresh = stderr_log.stat().st_size > 0 and stderr_log.stat().st_mtime >= now - RECENT_S
+        except OSError:
+            continue
+        if fresh:
+            last = [ln for ln in tail_lines(stderr_log) if ln.strip()][-SHOWN:]
+            out.append(finding(PROBLEM, f"the hook's interpreter wrote errors to {stderr_log}: "
+                               + " | ".join(one_line(ln, 200) for ln in last),
+                               "the runtime may be broken: delete its folder "
+                               f"({data / 'runtime'}) and start a new session to rebuild it"))
+    return out
+
+
+def check_corrupt() -> list[dict]:
+    found: list[str] = []
+    for base in dict.fromkeys((paths.state_dir(), paths.data_dir())):
+        seen = 0
+        for folder, _dirs, files in os.walk(base):
+            seen += len(files)
+            found.extend(os.path.join(folder, f) for f in files if ".corrupt-" in f)
+            if seen > CORRUPT_SCAN_CAP:
+                break
+    if not found:
+        return [finding(OK, "no corrupt files")]
+    folders = sorted({os.path.dirname(f) for f in found})
+    return [finding(PROBLEM, f"{len(found)} corrupt file(s) were moved aside and replaced by fresh ones: "
+                    + ", ".join(found[:SHOWN]) + (" …" if len(found) > SHOWN else ""),
+                    "look at them if you want to know what broke, then delete them: "
+                    + " ; ".join(f"rm {os.path.join(d, '*.corrupt-*')}" for d in folders))]
+
+
+def check_config(root: str) -> list[dict]:
+    report = settings.effective(root)
+    out = []
+    for entry in report["files"]:
+        if entry["error"]:
+            out.append(finding(PROBLEM, f"config {entry['path']} is {entry['error']}; the hook skips it",
+                               "fix it or delete it (`metacog config show` shows what is in effect)"))
+    for item in report["ignored"]:
+        out.append(finding(PROBLEM, f"config {item['file']}: {item['key']}: {item['why']}",
+                           f"fix or remove that line (`metacog config set {item['key']} VALUE` "
+                           "writes a valid one)" if "." in item["key"] else "fix or remove that table"))
+    if not out:
+        present = [e["path"] for e in report["files"] if e["exists"]]
+        out.append(finding(OK, "config valid" + (f" ({', '.join(present)})" if present else
+                                                 " (no config files: defaults)")))
+    return out
+
+
+def check_stores(root: str) -> list[dict]:
+    try:
+        report = learning.health(root)
+    except Exception as exc:  # noqa: BLE001 - a broken store is exactly what doctor reports
+        return [finding(PROBLEM, f"learned-rule stores could not be checked: {type(exc).__name__}: "
+                        f"{one_line(exc, 200)}", "run `metacog doctor` again; if it persists, report it")]
+    return interpret_health(report)
+
+
+def interpret_health(report: dict) -> list[dict]:
+    """Findings from learning.health(): per store ("project", "global") its path, records,
+    skipped corrupt lines, unknown (newer) records, partial last line, truncation and
+    refusal; and the copies of broken stores it quarantined."""
+    out = []
+    for scope in learning.SCOPES:
+        out.extend(_store_findings(scope, report[scope]))
+    quarantined = report["quarantined"]
+    if quarantined:
+        folders = sorted({os.path.dirname(q) for q in quarantined})
+        out.append(finding(PROBLEM, f"{len(quarantined)} broken learned-rule store(s) were set aside: "
+                           + ", ".join(quarantined[:SHOWN]) + (" …" if len(quarantined) > SHOWN else ""),
+                           "each store was rewritten without its unreadable lines; look at the copies if "
+                           "you want, then delete them: " + " ; ".join(f"rm -r {d}" for d in folders)))
+    return out
+
+
+def _store_findings(scope: str, entry: dict) -> list[dict]:
+    path = entry["path"]
+    if entry["refused"]:
+        from metacog.learning.store import PROJECT_DIR
+
+        if scope == "project" and entry["refused"].startswith(PROJECT_DIR):
+            fix = f"make {os.path.dirname(path)} a folder inside the project (not a file, nor a symlink out of it)"
+        else:
+            fix = f"remove what is there (rm -r {path}): metacog starts the store afresh and learns its rules again"
+        return [finding(PROBLEM, f"{scope} learned-rule store {path} not read: {entry['refused']}", fix)]
+    if not entry["exists"]:
+        return [finding(OK, f"{scope} learned-rule store: empty (no {path} yet)")]
+    out = [finding(OK, f"{scope} learned-rule store: {entry['records']} records, "
+                       f"{entry['bytes']} bytes ({path})")]
+    if entry["corrupt"]:
+        out.append(finding(PROBLEM, f"{scope} learned-rule store {path}: {entry['corrupt']} unreadable "
+                           "line(s) skipped", "nothing is lost beyond those lines; to start it afresh, "
+                           f"delete it (rm {path}) and its rules are learned again"))
+    if entry["truncated"]:
+        out.append(finding(PROBLEM, f"{scope} learned-rule store {path} is too large: only its beginning "
+                           "is read", f"delete it (rm {path}) and its rules are learned again"))
+    if entry["unknown"]:
+        out.append(finding(NOTE, f"{scope} learned-rule store {path}: {entry['unknown']} record(s) from a "
+                           "newer metacog kept as they are"))
+    if entry["partial"]:
+        out.append(finding(NOTE, f"{scope} learned-rule store {path}: its last line is incomplete (a write "
+                           "in progress, or one cut short); it is skipped"))
+    return out
+
+
+# ------------------------------------------------------------------------- whole
+def diagnose(cwd: str, now: float | None = None) -> list[dict]:
+    now = time.time() if now is None else now
+    root = plugin_root()
+    project = config.project_root(cwd)
+    findings: list[dict] = []
+    for check in (check_python, lambda: check_runtime(root), lambda: check_hooks(root), check_dirs,
+                  lambda: check_logs(now), check_corrupt, lambda: check_config(project),
+                  lambda: check_stores(project)):
+        try:
+            findings.extend(check())
+        except Exception as exc:  # noqa: BLE001 - one failing check must not hide the others
+            findings.append(finding(PROBLEM, f"a check failed: {type(exc).__name__}: {one_line(exc, 200)}",
+                                    "report this with the output of `metacog doctor`"))
+    return findings
+
+
+def render(findings: list[dict]) -> str:
+    marks = {OK: "ok     ", NOTE: "note   ", PROBLEM: "PROBLEM"}
+    lines = [f"metacog {metacog.__version__} doctor"]
+    for item in findings:
+        lines.append(f"  {marks[item['status']]}  {item['text']}")
+        if item["status"] == PROBLEM and item["fix"]:
+            lines.append(f"           fix: {item['fix']}")
+    problems = sum(1 for item in findings if item["status"] == PROBLEM)
+    lines.append(f"{problems} problem{'s' if problems != 1 else ''} found." if problems else "No problems found.")
+    return "\n".join(lines)

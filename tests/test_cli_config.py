@@ -1,0 +1,161 @@
+"""`metacog config show | get | set`: the files the hook reads, validated like the hook reads them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from metacog import config, paths
+from metacog.cli import app, settings
+
+
+def cli(*args: str) -> object:
+    try:
+        runner = CliRunner(mix_stderr=False)  # click < 8.2 (typer < 0.2x) mixes stderr in otherwise
+    except TypeError:
+        runner = CliRunner()
+    return runner.invoke(app, list(args))
+
+
+def one_line_error(result: object) -> str:
+    assert result.exit_code != 0 and "Traceback" not in result.output, result.output
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("metacog: "), result.stderr
+    return lines[0]
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "project"
+    (root / ".git").mkdir(parents=True)
+    monkeypatch.chdir(root)
+    return root
+
+
+def global_file() -> Path:
+    return Path(paths.config_dir()) / "config.toml"
+
+
+def test_show_lists_every_setting_with_its_source(project: Path) -> None:
+    result = cli("config", "show")
+    assert result.exit_code == 0
+    for section, values in config.DEFAULTS.items():
+        for key in values:
+            assert f"{section}.{key} = " in result.stdout
+    assert "(absent)" in result.stdout
+    assert cli("config").stdout == result.stdout  # `config` alone shows
+
+
+def test_set_writes_toml_that_the_hook_reads(project: Path, isolated_home: Path) -> None:
+    result = cli("config", "set", "nociception.observe_at", "4")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == f"Set nociception.observe_at = 4 in {global_file()}\n"
+    assert config.parse_toml(str(global_file())) == {"nociception": {"observe_at": 4}}
+    effective = config.load(paths.config_dir(), paths.state_dir(), str(project))
+    assert effective["nociception"]["observe_at"] == 4
+    assert cli("config", "get", "nociception.observe_at").stdout == "4\n"
+
+
+def test_project_setting_wins_and_show_says_where_from(project: Path) -> None:
+    assert cli("config", "set", "o2.fill_warn", "0.8").exit_code == 0
+    result = cli("config", "set", "o2.fill_warn", "0.6", "--project")
+    assert result.exit_code == 0, result.output
+    project_file = project / ".claude" / "metacog.toml"
+    assert config.parse_toml(str(project_file)) == {"o2": {"fill_warn": 0.6}}
+    assert cli("config", "get", "o2.fill_warn").stdout == "0.6\n"
+    report = json.loads(cli("config", "show", "--json").stdout)
+    assert report["settings"]["o2.fill_warn"] == {"value": 0.6, "source": "project", "file": str(project_file)}
+    assert report["settings"]["o2.enabled"]["source"] == "default"
+    line = next(ln for ln in cli("config", "show").stdout.splitlines() if "o2.fill_warn" in ln)
+    assert line.split() == ["o2.fill_warn", "=", "0.6", "project", str(project_file)]
+    # Setting the global value while the project overrides it says so.
+    assert "which wins here" in cli("config", "set", "o2.fill_warn", "0.9").stdout
+
+
+def test_set_keeps_other_settings_and_types(project: Path) -> None:
+    global_file().parent.mkdir(parents=True)
+    global_file().write_text("[chronos]\nminutes = 20\n\n[o2]\nenabled = false\n")
+    for key, value in (("chronos.calls", "30"), ("o2.velocity_factor", "2"), ("echo.enabled", "off")):
+        assert cli("config", "set", key, value).exit_code == 0
+    assert config.parse_toml(str(global_file())) == {
+        "chronos": {"minutes": 20, "calls": 30}, "o2": {"enabled": False, "velocity_factor": 2.0},
+        "echo": {"enabled": False}}
+
+
+def test_set_says_when_comments_were_not_kept(project: Path) -> None:
+    global_file().parent.mkdir(parents=True)
+    global_file().write_text("# my settings\n[chronos]\nminutes = 20\n")
+    assert "comments were not kept" in cli("config", "set", "chronos.calls", "30").stdout
+
+
+@pytest.mark.parametrize(("key", "value", "expected"), [
+    pytest.param("chronos.minutes", "soon", "chronos.minutes is a whole number (like 15), not 'soon'", id="int"),
+    pytest.param("chronos.minutes", "1.5", "chronos.minutes is a whole number", id="int-not-float"),
+    pytest.param("o2.fill_warn", "lots", "o2.fill_warn is a number (like 0.7), not 'lots'", id="float"),
+    pytest.param("o2.fill_warn", "nan", "must be a finite number", id="nan"),
+    pytest.param("o2.enabled", "maybe", "o2.enabled is true or false, not 'maybe'", id="bool"),
+    pytest.param("chronos.calls", "-3", "chronos.calls cannot be negative", id="negative"),
+    pytest.param("chronos.minuts", "3", "unknown setting 'chronos.minuts'; closest: chronos.minutes", id="typo"),
+    pytest.param("chronos", "3", "'chronos' is a section; name one of its keys: chronos.enabled", id="section"),
+    pytest.param("nothing.here", "3", "unknown setting 'nothing.here'", id="unknown"),
+])
+def test_set_rejects_what_the_hook_would_ignore(project: Path, key: str, value: str, expected: str) -> None:
+    result = cli("config", "set", key, value)
+    assert result.exit_code == 2
+    assert expected in one_line_error(result)
+    assert not global_file().exists()
+
+
+def test_every_value_set_accepts_is_one_the_hook_uses(project: Path) -> None:
+    samples = {bool: "true", int: "7", float: "0.5"}
+    for key in settings.all_keys():
+        section, name = key.split(".")
+        value = settings.parse_value(key, samples[type(config.DEFAULTS[section][name])])
+        assert settings.accepts(section, name, value), key
+
+
+def test_show_names_ignored_entries(project: Path) -> None:
+    global_file().parent.mkdir(parents=True)
+    global_file().write_text('[chronos]\nminutes = "ten"\nminuts = 3\n[o3]\nx = 1\n')
+    result = cli("config", "show")
+    assert result.exit_code == 0
+    assert "chronos.minutes = 15  " in result.stdout  # the default still applies
+    assert '"ten" is not a number; the hook ignores it' in result.stdout
+    assert "chronos.minuts" in result.stdout and "closest: chronos.minutes" in result.stdout
+
+
+def test_a_broken_file_is_shown_then_an_error(project: Path) -> None:
+    global_file().parent.mkdir(parents=True)
+    global_file().write_text("[chronos\nminutes = 3\n")
+    result = cli("config", "show")
+    assert result.exit_code == 1
+    assert "chronos.minutes = 15" in result.stdout
+    assert "not valid TOML" in one_line_error(result)
+    assert "fixed or deleted" in result.stderr
+    assert "not valid TOML" in one_line_error(cli("config", "get", "chronos.minutes"))
+    line = one_line_error(cli("config", "set", "chronos.minutes", "3"))
+    assert "fix or delete it" in line
+    assert global_file().read_text() == "[chronos\nminutes = 3\n"  # never overwritten
+
+
+def test_set_refuses_a_section_that_is_not_a_table(project: Path) -> None:
+    global_file().parent.mkdir(parents=True)
+    global_file().write_text("chronos = 3\n")
+    assert "is not a [chronos] table" in one_line_error(cli("config", "set", "chronos.minutes", "3"))
+
+
+def test_set_write_is_atomic(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    global_file().parent.mkdir(parents=True)
+    global_file().write_text("[chronos]\nminutes = 20\n")
+    import os
+
+    def no_space(src: str, dst: str) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", no_space)
+    line = one_line_error(cli("config", "set", "chronos.minutes", "30"))
+    assert "cannot write" in line and "No space left on device" in line
+    assert global_file().read_text() == "[chronos]\nminutes = 20\n"

@@ -1,0 +1,272 @@
+"""`metacog doctor`: each check on both sides, and the exit code."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hooktest import captured, send
+from typer.testing import CliRunner
+
+import metacog
+from metacog.cli import app, doctor
+from metacog.learning import store
+
+ROOT = Path(__file__).resolve().parents[1]
+VERSION = json.loads((ROOT / ".claude-plugin" / "plugin.json").read_text())["version"]
+DAY = 86400.0
+
+
+def cli(*args: str) -> object:
+    try:
+        runner = CliRunner(mix_stderr=False)  # click < 8.2 (typer < 0.2x) mixes stderr in otherwise
+    except TypeError:
+        runner = CliRunner()
+    return runner.invoke(app, list(args))
+
+
+def findings() -> list[dict]:
+    result = cli("doctor", "--json")
+    report = json.loads(result.stdout)
+    assert result.exit_code == (1 if report["problems"] else 0)
+    return report["findings"]
+
+
+def problems() -> list[str]:
+    return [f["text"] for f in findings() if f["status"] == "problem"]
+
+
+def end_session(cwd: Path, session: str, now: float) -> None:
+    # No SessionEnd was captured; Claude Code sends the common fields and a `reason` (FACTS.md).
+    payload = captured("SessionStart", cwd=str(cwd), session_id=session)
+    del payload["source"]
+    payload.update(hook_event_name="SessionEnd", reason="other")
+    send(payload, now=now)
+
+
+def learn_error_loop(cwd: Path, sessions: int, prefix: str) -> None:
+    """Sessions that each hit the same failure 5 times, then end: one error-loop detection each."""
+    for k in range(sessions):
+        start = time.time() - DAY + 100 * k
+        for i in range(5):
+            send(captured("PostToolUseFailure", "Bash", cwd=str(cwd), session_id=f"{prefix}-{k}"), now=start + i)
+        end_session(cwd, f"{prefix}-{k}", start + 10)
+
+
+def store_of(root: Path) -> Path:
+    return root / ".claude" / "metacog-learnings.jsonl"
+
+
+@pytest.fixture
+def healthy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A plugin data folder with a ready runtime, this checkout as the plugin, a project."""
+    data = tmp_path / "plugin-data"
+    (data / "runtime" / VERSION).mkdir(parents=True)
+    (data / "runtime" / VERSION / ".ready").write_text(f"{VERSION}\n")
+    monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(data))
+    monkeypatch.setenv("CLAUDE_PLUGIN_ROOT", str(ROOT))
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    monkeypatch.chdir(project)
+    return data
+
+
+def test_a_healthy_install_has_no_problems(healthy: Path) -> None:
+    result = cli("doctor")
+    assert result.exit_code == 0, result.stdout
+    assert result.stdout.startswith(f"metacog {metacog.__version__} doctor\n")
+    assert result.stdout.rstrip().endswith("No problems found.")
+    for expected in (f"runtime {VERSION} ready in", "hooks registered for PostToolUse", "state directory writable",
+                     "Python 3.", "no errors logged", "no corrupt files", "config valid"):
+        assert expected in result.stdout, expected
+
+
+def test_no_plugin_runtime_anywhere(healthy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CLAUDE_PLUGIN_DATA")
+    result = cli("doctor")
+    assert result.exit_code == 1
+    assert "no plugin runtime found" in result.stdout
+    assert "fix: install it (`claude plugin install metacog@metacog`)" in result.stdout
+    assert result.stdout.rstrip().endswith("1 problem found.")
+
+
+def test_runtime_found_under_home_when_not_told(healthy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CLAUDE_PLUGIN_DATA")
+    inline = Path.home() / ".claude" / "plugins" / "data" / "metacog-inline"
+    shutil.copytree(healthy, inline)
+    assert not problems()
+
+
+def test_runtime_found_from_its_own_interpreter(healthy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CLAUDE_PLUGIN_DATA")
+    monkeypatch.setattr(sys, "prefix", str(healthy / "runtime" / VERSION))
+    assert doctor.plugin_data_dirs() == [healthy]
+
+
+def test_runtime_not_prepared_quotes_the_bootstrap_log(healthy: Path) -> None:
+    shutil.rmtree(healthy / "runtime" / VERSION)
+    (healthy / "bootstrap.log").write_text("2026-01-01T00:00:00 runtime 0.1.0 not prepared with /usr/bin/python3: "
+                                           "pip … exited 1: no network\n")
+    [text] = problems()
+    assert f"runtime {VERSION} not prepared" in text and "no network" in text
+    assert "start a new Claude Code session" in cli("doctor").stdout
+
+
+def test_hooks_json_missing_an_event(healthy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    plugin = tmp_path / "plugin"
+    (plugin / "hooks").mkdir(parents=True)
+    hooks = json.loads((ROOT / "hooks" / "hooks.json").read_text())
+    del hooks["hooks"]["PostToolUseFailure"]
+    (plugin / "hooks" / "hooks.json").write_text(json.dumps(hooks))
+    (plugin / "hooks" / "run.sh").write_text("")
+    monkeypatch.setenv("CLAUDE_PLUGIN_ROOT", str(plugin))
+    assert any("hooks not registered for PostToolUseFailure" in p for p in problems())
+
+
+def test_hooks_json_unreadable(healthy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    plugin = tmp_path / "plugin"
+    (plugin / "hooks").mkdir(parents=True)
+    (plugin / "hooks" / "hooks.json").write_text("{not json")
+    monkeypatch.setenv("CLAUDE_PLUGIN_ROOT", str(plugin))
+    assert any("hooks.json unreadable" in p for p in problems())
+
+
+def test_a_directory_that_cannot_be_created(healthy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("METACOG_HOME", str(blocker / "home"))
+    texts = problems()
+    assert any("state directory" in p and "not writable" in p for p in texts), texts
+    assert "set METACOG_HOME to a writable folder" in cli("doctor").stdout
+
+
+def test_recent_errors_in_the_log(healthy: Path, isolated_home: Path) -> None:
+    log = isolated_home / "state" / "metacog.log"
+    log.parent.mkdir(parents=True)
+    old = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(time.time() - 3 * 86400))
+    log.write_text(f"{old} hook failed: OldError: long ago\n")
+    assert not problems()
+    now = time.strftime("%Y-%m-%dT%H:%M:%S")
+    with log.open("a") as fh:
+        fh.write(f"{now} hook failed: ValueError: boom\n")
+    [text] = problems()
+    assert "1 error(s) logged in the last 24 hours" in text and "ValueError: boom" in text
+    assert "OldError" not in text
+
+
+def test_hook_interpreter_errors(healthy: Path) -> None:
+    (healthy / "hook-stderr.log").write_text("ModuleNotFoundError: No module named 'metacog'\n")
+    [text] = problems()
+    assert "No module named 'metacog'" in text
+
+
+def test_corrupt_session_files_moved_aside(healthy: Path, isolated_home: Path) -> None:
+    project = Path.cwd()
+    send(captured("PostToolUseFailure", "Bash", cwd=str(project), session_id="s1"))
+    path = isolated_home / "state" / "sessions" / "s1.json"
+    path.write_text("{broken")
+    send(captured("PostToolUseFailure", "Bash", cwd=str(project), session_id="s1"))  # the hook quarantines it
+    assert list(path.parent.glob("s1.json.corrupt-*"))
+    [text] = problems()
+    assert "1 corrupt file(s) were moved aside" in text
+    assert f"rm {path.parent}/*.corrupt-*" in cli("doctor").stdout
+
+
+def test_broken_and_ignored_config(healthy: Path, isolated_home: Path) -> None:
+    config_file = isolated_home / "config" / "config.toml"
+    config_file.parent.mkdir(parents=True)
+    config_file.write_text("[chronos]\nminuts = 3\n")
+    [text] = problems()
+    assert "chronos.minuts: unknown setting (closest: chronos.minutes" in text
+    config_file.write_text("[chronos\n")
+    [text] = problems()
+    assert "not valid TOML" in text and "the hook skips it" in text
+
+
+def test_store_health_of_a_fresh_install(healthy: Path) -> None:
+    assert not problems()
+    texts = [f["text"] for f in findings() if f["status"] == "ok"]
+    assert f"project learned-rule store: empty (no {store_of(Path.cwd())} yet)" in texts
+    assert f"global learned-rule store: empty (no {store.global_path()} yet)" in texts
+    learn_error_loop(Path.cwd(), 1, "s")
+    assert not problems()
+    size = store_of(Path.cwd()).stat().st_size
+    assert f"project learned-rule store: 1 records, {size} bytes ({store_of(Path.cwd())})" in cli("doctor").stdout
+
+
+def test_store_health_from_learning(healthy: Path, tmp_path: Path) -> None:
+    project, other = Path.cwd(), tmp_path / "other"
+    (other / ".git").mkdir(parents=True)
+    learn_error_loop(project, 1, "here")
+    learn_error_loop(other, 2, "there")  # a second project: error-loop goes global
+    path = store_of(project)
+    with path.open("a") as fh:
+        fh.write('not json\n{"v":1,"type":"detection","rule":"error-loop","at":-1}\n')
+        fh.write(json.dumps({"v": 2, "type": "detection", "rule": "error-loop", "at": time.time()}) + "\n")
+    found = findings()
+    [problem] = [f for f in found if f["status"] == "problem"]
+    assert problem["text"] == f"project learned-rule store {path}: 2 unreadable line(s) skipped"
+    assert f"rm {path}" in problem["fix"]
+    assert any(f["status"] == "ok" and "global learned-rule store: 2 records" in f["text"] for f in found)
+    assert any(f["status"] == "note" and f"{path}: 1 record(s) from a newer metacog" in f["text"] for f in found)
+    assert f"fix: nothing is lost beyond those lines; to start it afresh, delete it (rm {path})" in cli("doctor").stdout
+
+
+def test_a_compacted_store_keeps_a_copy_of_what_it_dropped(healthy: Path, isolated_home: Path) -> None:
+    project = Path.cwd()
+    path = store_of(project)
+    path.parent.mkdir()
+    line = json.dumps({"v": 1, "type": "detection", "rule": "error-loop", "at": time.time() - 40 * DAY})
+    # A store grown past its compaction size (512 KiB), with one line nobody can read.
+    path.write_text("not json\n" + (line + "\n") * (600 * 1024 // len(line)))
+    learn_error_loop(project, 1, "s")  # its evidence is appended, then the store compacted
+    [copy] = (isolated_home / "data" / "quarantine").iterdir()
+    assert copy.read_bytes().startswith(b"not json\n")
+    assert "not json" not in path.read_text()
+    [text] = problems()
+    assert text == f"1 broken learned-rule store(s) were set aside: {copy}"
+    assert f"rm -r {copy.parent}" in cli("doctor").stdout
+
+
+@pytest.mark.parametrize(("make", "why", "fix"), [
+    pytest.param(lambda p: p.mkdir(), "not a regular file", "rm -r {path}", id="a-folder"),
+    pytest.param(lambda p: p.symlink_to(p.parent / "elsewhere.jsonl"), "the store is a symlink", "rm -r {path}",
+                 id="a-symlink"),
+    pytest.param(lambda p: (shutil.rmtree(p.parent), p.parent.write_text("")), ".claude is not a directory",
+                 "make {folder} a folder inside the project", id="claude-a-file"),
+])
+def test_a_store_that_cannot_be_read(healthy: Path, make: object, why: str, fix: str) -> None:
+    path = store_of(Path.cwd())
+    learn_error_loop(Path.cwd(), 1, "s")
+    path.unlink()
+    make(path)
+    [found] = [f for f in findings() if f["status"] == "problem"]
+    assert found["text"] == f"project learned-rule store {path} not read: {why}"
+    assert fix.format(path=path, folder=path.parent) in found["fix"]
+    assert json.loads(cli("status", "--json").stdout)["unread_stores"] == [f"project store {path} not read: {why}"]
+
+
+def test_store_health_that_raises(healthy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(path: str, now: float, keep_lines: bool = False) -> object:
+        raise OSError("disk gone")
+
+    # Whatever a file holds, the store reader turns into counts; an I/O error (EIO) cannot
+    # be made in a temp dir: the fault is injected where it would arise.
+    monkeypatch.setattr(store, "read", broken)
+    [text] = problems()
+    assert "could not be checked: OSError: disk gone" in text
+
+
+def test_every_problem_says_what_to_do(healthy: Path, isolated_home: Path) -> None:
+    shutil.rmtree(healthy / "runtime")
+    (isolated_home / "config").mkdir(parents=True)
+    (isolated_home / "config" / "config.toml").write_text("[x\n")
+    (healthy / "hook-stderr.log").write_text("boom\n")
+    found = [f for f in findings() if f["status"] == "problem"]
+    assert len(found) == 3
+    assert all(f["fix"] for f in found)
+    assert cli("doctor").stdout.count("fix: ") == 3
