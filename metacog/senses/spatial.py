@@ -1,13 +1,89 @@
-"""spatial: placeholder until the sense lands."""
+"""Spatial: the blast radius of an edit, counted in the files that import what just changed."""
 
 from __future__ import annotations
 
+import os
+import time
+
+from metacog.senses.signal import TEXT_CAP, Signal, memory, short
+
 NAME = "spatial"
+EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
+SAID_CAP = 64  # files remembered per window; the oldest is forgotten first
 
 
-def feel(win: dict, action: dict, ctx: object) -> None:
-    return None
+def feel(win: dict, action: dict, ctx: object) -> Signal | None:
+    if action.get("tool") not in EDIT_TOOLS or not action.get("ok", True) or not action.get("path"):
+        return None
+    start = time.perf_counter()
+    mem = memory(win, NAME)
+    mem.pop("last", None)
+    try:
+        return _feel(mem, action["path"], ctx, start)
+    except Exception as exc:  # noqa: BLE001 - a broken index must not silence the other senses
+        from metacog.fsutil import log_error
+
+        if getattr(ctx, "state_dir", ""):
+            log_error(ctx.state_dir, f"spatial: {type(exc).__name__}: {exc}")
+        return None
+
+
+def _feel(mem: dict, path: str, ctx: object, start: float) -> Signal | None:
+    root, state_dir = ctx.root, ctx.state_dir
+    rel = _relative(path, root, ctx.payload.get("cwd") if isinstance(ctx.payload, dict) else "")
+    if not rel or not state_dir:
+        return None
+    from metacog import imports  # only on edits: the hook imports this module on every call
+
+    if not imports.kind(rel):
+        return None
+    cfg = ctx.cfg[NAME]
+    found = imports.importers(root, rel, state_dir, cfg["budget_ms"] / 1000.0, int(cfg["max_files"]), start)
+    if found is None:
+        return None  # not known in time: silence rather than a guess
+    count = len(found)
+    mem["last"] = [rel, count]
+    said = mem.get("said")
+    if not isinstance(said, dict):
+        said = mem["said"] = {}
+    if count < cfg["min_importers"] or count <= said.get(rel, 0):
+        return None
+    said.pop(rel, None)
+    said[rel] = count
+    while len(said) > SAID_CAP:
+        del said[next(iter(said))]
+    return Signal(NAME, say(rel, found, int(cfg["names_shown"])))
+
+
+def _relative(path: str, root: str, cwd: str) -> str:
+    if not root:
+        return ""
+    if not os.path.isabs(path):
+        path = os.path.normpath(os.path.join(cwd or root, path))
+    for base, target in ((root, path), (os.path.realpath(root), os.path.realpath(path))):
+        base = base.rstrip("/")
+        if target.startswith(base + "/"):
+            return target[len(base) + 1:]
+    return ""
+
+
+def say(rel: str, found: list[str], shown: int) -> str:
+    """'You modified X. N files import it: a, b, …. Which …?' within the signal's cap."""
+    count = len(found)
+    head = f"You modified {short(rel, 80)}. {count} {'files import' if count != 1 else 'file imports'} it"
+    tail = ". Which of them does this change affect?"
+    names = [short(name, 60) for name in found[:max(shown, 0)]]
+    while names:
+        listed = ", ".join(names) + (", …" if count > len(names) else "")
+        text = f"{head}: {listed}{tail}"
+        if len(text) <= TEXT_CAP:
+            return text
+        names.pop()
+    return head + tail
 
 
 def reading(win: dict, ctx: object) -> str:
-    return ""
+    last = ((win.get("senses") or {}).get(NAME) or {}).get("last")
+    if not isinstance(last, list) or len(last) != 2 or not last[1]:
+        return ""
+    return f"last edit: {short(str(last[0]), 80)}, imported by {last[1]} file{'s' if last[1] != 1 else ''}"
