@@ -7,7 +7,7 @@ $METACOG_BENCH_DATA), then measures, interleaved, medians of N runs:
   bare      `<runtime python> -c pass`: the floor any Python hook pays
   hook      `sh hooks/run.sh` with a captured PostToolUse payload (fresh session)
   hook-10k  the same after 10,000 calls in that session (state must not grow with them)
-  failure   a captured PostToolUseFailure (imports `re` for the error signature)
+  failure   a captured PostToolUseFailure (builds an error signature)
 and the peak memory (max RSS) of one hook process. Ratios are against `bare` measured
 in the same run: these machines are shared and noisy, absolute times are not comparable.
 """

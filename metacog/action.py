@@ -153,7 +153,7 @@ def make(tool: str, target: str, error: str, result: int, size: int, now: float,
     record = {"tool": tool, "target": target, "ok": not error, "result": result,
               "size": size, "ts": round(now, 3)}
     if error:
-        from metacog.signature import signature  # imports re (~13 ms): failures only
+        from metacog.signature import signature  # failures only; no `re` (see signature.py)
 
         record["sig"] = signature(error)
         record["result"] = zlib.crc32(record["sig"].encode())
