@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from metacog import action as actions
-from metacog import config, learning, nervous, paths, state, summary, transcript
+from metacog import config, fsutil, learning, nervous, paths, state, summary, transcript
 from metacog.action import text
 from metacog.senses import drift, o2, vestibular
 
@@ -124,6 +124,7 @@ def on_prompt(payload: dict, state_dir: str, now: float, size: int) -> dict | No
 def on_session_start(payload: dict, state_dir: str, now: float, size: int) -> dict | None:
     paths.remember()
     state.collect_garbage(state_dir, now)
+    _cap_stderr_log()
     sid = state.clean_session_id(payload.get("session_id"))
     if sid:
         root = config.project_root(text(payload, "cwd"))
@@ -138,6 +139,20 @@ def on_session_start(payload: dict, state_dir: str, now: float, size: int) -> di
                 st["compaction_told"] = True  # the transcript will show the same compaction
                 return reply("SessionStart", nervous.PREFIX + note)
     return None
+
+
+def _cap_stderr_log() -> None:
+    """hooks/run.sh sends the interpreter's own stderr (a crash before the boundary) to
+    `hook-stderr.log` in the plugin's data folder; it is rotated here, once a session."""
+    import os
+
+    data = os.environ.get("CLAUDE_PLUGIN_DATA", "")
+    log = os.path.join(data, "hook-stderr.log")
+    try:
+        if data and os.stat(log).st_size > fsutil.LOG_CAP:
+            fsutil.rotate(log)
+    except OSError:
+        pass
 
 
 def on_subagent_stop(payload: dict, state_dir: str, now: float, size: int) -> dict | None:

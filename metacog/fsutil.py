@@ -98,16 +98,21 @@ def read_capped(path: str, cap: int) -> bytes:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return b""
-        chunks, left = [], cap
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
+        return read_fd(fd, cap)
     finally:
         os.close(fd)
+
+
+def read_fd(fd: int, cap: int) -> bytes:
+    """Up to `cap` bytes from an open descriptor (a large read may come back in parts)."""
+    chunks, left = [], cap
+    while left > 0:
+        chunk = os.read(fd, min(left, 1 << 22))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
 
 
 def log_error(state_dir: str, message: str) -> None:

@@ -19,6 +19,7 @@ from datetime import datetime
 
 from metacog import hook, state
 from metacog.senses import SENSES
+from metacog.transcript import content_text
 
 REFUSED = "<tool_use_error>"
 
@@ -32,14 +33,6 @@ def _epoch(stamp: object, fallback: float) -> float:
         return fallback
 
 
-def _text(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(b.get("text", "") for b in content if isinstance(b, dict) and isinstance(b.get("text"), str))
-    return ""
-
-
 def _prompt(entry: dict) -> str | None:
     """The person's words on a user line, or None for tool results and meta lines."""
     if entry.get("isMeta") or entry.get("isCompactSummary"):
@@ -48,7 +41,7 @@ def _prompt(entry: dict) -> str | None:
     if isinstance(content, list):
         if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
             return None
-        content = _text(content)
+        content = content_text(content, "\n")
     return content if isinstance(content, str) and content.strip() else None
 
 
@@ -85,7 +78,7 @@ def events(lines: list[str]) -> list[tuple[int, dict]]:
                 if not (isinstance(block, dict) and block.get("type") == "tool_result"):
                     continue
                 call = calls.pop(str(block.get("tool_use_id")), None) or {}
-                result = _text(block.get("content"))
+                result = content_text(block.get("content"), "\n")
                 if block.get("is_error") and result.lstrip().startswith(REFUSED):
                     continue  # refused before running: no hook, the transcript tells the hook
                 payload = {**base, **agent, "tool_name": call.get("name", "?"),

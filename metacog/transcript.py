@@ -33,11 +33,12 @@ def usage_tokens(usage: object) -> int:
     return total
 
 
-def _content_text(content: object) -> str:
+def content_text(content: object, sep: str = " ") -> str:
+    """The text of a message or tool_result `content`: a string, or a list of text blocks."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return " ".join(b.get("text", "") for b in content if isinstance(b, dict) and isinstance(b.get("text"), str))
+        return sep.join(b.get("text", "") for b in content if isinstance(b, dict) and isinstance(b.get("text"), str))
     return ""
 
 
@@ -128,7 +129,7 @@ def _parse(line: bytes, out: Reading, pending: dict) -> None:
             if not (isinstance(block, dict) and block.get("type") == "tool_result"):
                 continue
             call = pending.pop(str(block.get("tool_use_id", ""))[:80], None)
-            text = _content_text(block.get("content"))
+            text = content_text(block.get("content"))
             if block.get("is_error") is True and text.lstrip().startswith("<tool_use_error>"):
                 name, tool_input = call if isinstance(call, list) and len(call) == 2 else ("?", {})
                 out.refused.append((name, tool_input, text[:4000]))

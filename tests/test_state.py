@@ -99,3 +99,45 @@ def test_windows_are_capped(isolated_home: Path) -> None:
         send(captured("PostToolUse", "Bash", agent_id=f"agent{i}", agent_type="x"), now=1_800_000_000 + i)
     st = session_state(isolated_home, captured("PostToolUse", "Bash")["session_id"])
     assert len(st["windows"]) <= state.MAX_WINDOWS + 1 and "main" in st["windows"]
+
+
+def test_logs_rotate_at_their_cap(isolated_home: Path) -> None:
+    from metacog import fsutil
+
+    state_dir = str(isolated_home / "state")
+    for _ in range(fsutil.LOG_CAP // 1000 + 5):
+        fsutil.log_error(state_dir, "x" * 1000)
+    log = isolated_home / "state" / "metacog.log"
+    assert log.stat().st_size <= fsutil.LOG_CAP + 2000
+    assert (isolated_home / "state" / "metacog.log.1").exists()
+
+
+def test_hook_stderr_log_is_rotated_at_session_start(tmp_path: Path, monkeypatch) -> None:
+    from metacog import fsutil
+
+    log = tmp_path / "hook-stderr.log"
+    log.write_bytes(b"x" * (fsutil.LOG_CAP + 1))
+    monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(tmp_path))
+    assert send(captured("SessionStart")) is None
+    assert not log.exists() and (tmp_path / "hook-stderr.log.1").exists()
+
+
+def test_a_huge_transcript_is_read_in_bounded_steps(tmp_path: Path, isolated_home: Path) -> None:
+    from metacog import transcript as tr
+
+    huge = tmp_path / "huge.jsonl"
+    size = 2 * 1024 * 1024 * 1024
+    with huge.open("wb") as fh:
+        fh.truncate(size)  # 2 GiB, sparse: reading it whole would take long and all memory
+    payload = captured("PostToolUse", "Bash", transcript_path=str(huge))
+    for _ in range(3):
+        assert send(payload) is None
+    cursor = session_state(isolated_home, payload["session_id"])["transcript"]
+    assert cursor["offset"] >= size - tr.READ_CAP  # it looked only at the end
+
+
+def test_missing_or_unreadable_cwd(tmp_path: Path) -> None:
+    fail = captured("PostToolUseFailure", "Bash", cwd=str(tmp_path / "gone"))
+    assert [send(fail) is None for _ in range(3)] == [True, True, False]
+    odd = captured("PostToolUseFailure", "Bash", cwd="\x00/../..", session_id="odd")
+    assert [send(odd) is None for _ in range(3)] == [True, True, False]

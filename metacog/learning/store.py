@@ -23,7 +23,7 @@ import stat
 import zlib
 
 from metacog import fastjson, paths
-from metacog.fsutil import append_line, atomic_write, ensure_dir, locked
+from metacog.fsutil import append_line, atomic_write, ensure_dir, locked, read_fd
 from metacog.learning.detectors import RULES
 
 SCHEMA = 1
@@ -185,14 +185,7 @@ def _read_bytes(path: str, contents: Contents) -> bytes:
             contents.refused = "not a regular file"
             return b""
         contents.size = st.st_size
-        chunks, left = [], READ_CAP + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 22))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        data = b"".join(chunks)
+        data = read_fd(fd, READ_CAP + 1)
     finally:
         os.close(fd)
     if len(data) > READ_CAP:
