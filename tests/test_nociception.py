@@ -81,3 +81,14 @@ def test_errors_of_a_subagent_are_its_own() -> None:
         sub["agent_id"], sub["agent_type"] = "a1", "general-purpose"
         assert (send(sub) is None) == (i < 2)
     assert send(bash_failure(TRACE)) is None  # the main agent has seen one error only
+
+
+def test_red_green_test_cycles_are_not_a_loop() -> None:
+    said = []
+    for i in range(4):
+        red = bash_failure(f"Exit code 1\nFAILED tests/test_app.py::test_{i} - assert 1 == 2\n1 failed, {i} passed")
+        green = captured("PostToolUse", "Bash", tool_input={"command": "pytest -x", "description": "x"},
+                         tool_response={"stdout": f"{i + 1} passed", "stderr": "", "interrupted": False,
+                                        "isImage": False, "noOutputExpected": False})
+        said += [agent_text(send(red)), agent_text(send(edit(i))), agent_text(send(green))]
+    assert said == [""] * 12
