@@ -14,72 +14,20 @@ import sys
 import time
 from pathlib import Path
 
+import clitest
 import pytest
+from clitest import AGO, ROOT, cli, end_session, fail_in, learn_error_loop, one_line_error, store_of
 from hooktest import agent_text, captured, send
-from typer.testing import CliRunner
 
 import metacog
-from metacog.cli import app
 from metacog.learning import store
 from metacog.learning.detectors import RULES
 
-ROOT = Path(__file__).resolve().parents[1]
-DAY = 86400.0
-AGO = time.time() - 3 * DAY - 3600  # evidence dated a little over 3 days back: "last active 3 days ago"
-
-
-def cli(*args: str) -> object:
-    try:
-        runner = CliRunner(mix_stderr=False)  # click < 8.2 (typer < 0.2x) mixes stderr in otherwise
-    except TypeError:
-        runner = CliRunner()
-    return runner.invoke(app, list(args))
-
-
-def assert_one_line_error(result: object, code: int | None = None) -> str:
-    """A failure the person caused: non-zero, nothing on stdout, one line on stderr."""
-    assert result.exit_code != 0, result.output
-    if code is not None:
-        assert result.exit_code == code, result.output
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("metacog: "), result.stderr
-    assert "Traceback" not in result.output
-    return lines[0]
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A git project, the current directory."""
-    root = tmp_path / "project"
-    (root / ".git").mkdir(parents=True)
-    monkeypatch.chdir(root)
-    return root
-
-
-def fail_in(cwd: Path, times: int, session: str, now: float = 1000.0) -> None:
-    payload = captured("PostToolUseFailure", "Bash", cwd=str(cwd), session_id=session)
-    for i in range(times):
-        send(payload, now=now + i)
+project = clitest.project
 
 
 def succeed_in(cwd: Path, session: str, now: float = 1000.0) -> None:
     send(captured("PostToolUse", "Read", cwd=str(cwd), session_id=session), now=now)
-
-
-def end_session(cwd: Path, session: str, now: float) -> None:
-    # No SessionEnd was captured; Claude Code sends the common fields and a `reason` (FACTS.md).
-    payload = captured("SessionStart", cwd=str(cwd), session_id=session)
-    del payload["source"]
-    payload.update(hook_event_name="SessionEnd", reason="other")
-    send(payload, now=now)
-
-
-def learn_error_loop(cwd: Path, sessions: int, now: float = AGO, prefix: str = "loop") -> None:
-    """Sessions that each hit the same failure 5 times, then end: one error-loop detection each."""
-    for k in range(sessions):
-        start = now + 100 * k
-        fail_in(cwd, 5, f"{prefix}-{k}", now=start)
-        end_session(cwd, f"{prefix}-{k}", start + 10)
 
 
 def hold_error_loop(cwd: Path, session: str, now: float) -> None:
@@ -90,10 +38,6 @@ def hold_error_loop(cwd: Path, session: str, now: float) -> None:
     succeed_in(cwd, session, now=now + 2)
     fail_in(cwd, 1, session, now=now + 3)
     end_session(cwd, session, now + 10)
-
-
-def store_of(root: Path) -> Path:
-    return root / ".claude" / "metacog-learnings.jsonl"
 
 
 def records(path: Path) -> list[dict]:
@@ -129,12 +73,12 @@ def test_no_arguments_print_help() -> None:
     pytest.param(["forget", "x", "--scope", "team"], id="bad-scope"),
 ])
 def test_wrong_arguments_are_one_line_with_a_hint(args: list[str], project: Path) -> None:
-    line = assert_one_line_error(cli(*args))
+    line = one_line_error(cli(*args))
     assert len(line) < 400
 
 
 def test_usage_errors_name_the_help_to_read() -> None:
-    line = assert_one_line_error(cli("status", "--bogus"), code=2)
+    line = one_line_error(cli("status", "--bogus"), code=2)
     assert "--bogus" in line and "`metacog status --help`" in line
 
 
@@ -146,7 +90,7 @@ def test_an_unexpected_failure_is_one_line_and_logged(project: Path, monkeypatch
         raise RuntimeError("the disk said no")
 
     monkeypatch.setattr(status, "collect", broken)
-    line = assert_one_line_error(cli("status"), code=1)
+    line = one_line_error(cli("status"), code=1)
     assert "internal error: RuntimeError: the disk said no" in line and "please report it" in line
     log = (isolated_home / "state" / "metacog.log").read_text()
     assert "cli failed: metacog status: Traceback" in log and "RuntimeError: the disk said no" in log
@@ -179,7 +123,7 @@ def test_console_script_target_is_valid() -> None:
     assert callable(run)
 
 
-def test_the_hook_never_imports_the_cli(isolated_home: Path) -> None:
+def test_the_hook_never_imports_the_cli(child_env: dict[str, str]) -> None:
     code = (
         "import json, sys\n"
         "from metacog import hook, paths\n"
@@ -188,8 +132,7 @@ def test_the_hook_never_imports_the_cli(isolated_home: Path) -> None:
         "print(json.dumps(sorted(sys.modules)))\n"
     )
     fixture = ROOT / "tests" / "fixtures" / "hook-inputs-2.1.328.jsonl"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "METACOG_HOME": str(isolated_home)}
-    out = subprocess.run([sys.executable, "-c", code, str(fixture)], env=env, capture_output=True,
+    out = subprocess.run([sys.executable, "-c", code, str(fixture)], env=child_env, capture_output=True,
                          text=True, check=True, timeout=60)
     loaded = set(json.loads(out.stdout.splitlines()[-1]))
     assert "metacog.hook" in loaded and "metacog.events" in loaded
@@ -273,7 +216,7 @@ def test_status_of_a_named_session_or_a_unique_prefix(project: Path) -> None:
     fail_in(project, 2, "beta-22", now=2000)
     assert json.loads(cli("status", "--session", "alpha-1", "--json").stdout)["session"]["id"] == "alpha-1"
     assert json.loads(cli("status", "-s", "alph", "--json").stdout)["session"]["id"] == "alpha-1"
-    line = assert_one_line_error(cli("status", "--session", "alpha-2"))
+    line = one_line_error(cli("status", "--session", "alpha-2"))
     assert "closest: alpha-1" in line
 
 
@@ -408,18 +351,18 @@ def test_forget_in_one_scope(project: Path, tmp_path: Path) -> None:
 
 def test_forget_with_no_evidence_in_that_scope(project: Path) -> None:
     learn_error_loop(project, 1)
-    line = assert_one_line_error(cli("forget", "error-loop", "--scope", "global"))
+    line = one_line_error(cli("forget", "error-loop", "--scope", "global"))
     assert "no evidence in the global store" in line
     assert rule_ids(store_of(project)) == ["error-loop"]
-    line = assert_one_line_error(cli("forget", "task-drift"))
+    line = one_line_error(cli("forget", "task-drift"))
     assert line.startswith("metacog: rule 'task-drift' has no evidence in any store; nothing was changed")
 
 
 def test_forget_an_unknown_rule_names_the_closest(project: Path) -> None:
     learn_error_loop(project, 1)
-    line = assert_one_line_error(cli("forget", "error-lop"), code=1)
+    line = one_line_error(cli("forget", "error-lop"), code=1)
     assert line == ("metacog: unknown rule 'error-lop'; closest: error-loop "
                     "(`metacog status` lists the rules learned)")
-    line = assert_one_line_error(cli("forget", "zzz"))
+    line = one_line_error(cli("forget", "zzz"))
     assert line == "metacog: unknown rule 'zzz' (`metacog status` lists the rules learned)"
     assert rule_ids(store_of(project)) == ["error-loop"]

@@ -5,34 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import clitest
 import pytest
-from typer.testing import CliRunner
+from clitest import cli, one_line_error
 
 from metacog import config, paths
-from metacog.cli import app, settings
+from metacog.cli import settings
 
-
-def cli(*args: str) -> object:
-    try:
-        runner = CliRunner(mix_stderr=False)  # click < 8.2 (typer < 0.2x) mixes stderr in otherwise
-    except TypeError:
-        runner = CliRunner()
-    return runner.invoke(app, list(args))
-
-
-def one_line_error(result: object) -> str:
-    assert result.exit_code != 0 and "Traceback" not in result.output, result.output
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("metacog: "), result.stderr
-    return lines[0]
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "project"
-    (root / ".git").mkdir(parents=True)
-    monkeypatch.chdir(root)
-    return root
+project = clitest.project
 
 
 def global_file() -> Path:

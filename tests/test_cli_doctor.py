@@ -8,25 +8,16 @@ import sys
 import time
 from pathlib import Path
 
+import clitest
 import pytest
+from clitest import DAY, ROOT, VERSION, cli, learn_error_loop, store_of
 from hooktest import captured, send
-from typer.testing import CliRunner
 
 import metacog
-from metacog.cli import app, doctor
+from metacog.cli import doctor
 from metacog.learning import store
 
-ROOT = Path(__file__).resolve().parents[1]
-VERSION = json.loads((ROOT / ".claude-plugin" / "plugin.json").read_text())["version"]
-DAY = 86400.0
-
-
-def cli(*args: str) -> object:
-    try:
-        runner = CliRunner(mix_stderr=False)  # click < 8.2 (typer < 0.2x) mixes stderr in otherwise
-    except TypeError:
-        runner = CliRunner()
-    return runner.invoke(app, list(args))
+project = clitest.project
 
 
 def findings() -> list[dict]:
@@ -40,38 +31,14 @@ def problems() -> list[str]:
     return [f["text"] for f in findings() if f["status"] == "problem"]
 
 
-def end_session(cwd: Path, session: str, now: float) -> None:
-    # No SessionEnd was captured; Claude Code sends the common fields and a `reason` (FACTS.md).
-    payload = captured("SessionStart", cwd=str(cwd), session_id=session)
-    del payload["source"]
-    payload.update(hook_event_name="SessionEnd", reason="other")
-    send(payload, now=now)
-
-
-def learn_error_loop(cwd: Path, sessions: int, prefix: str) -> None:
-    """Sessions that each hit the same failure 5 times, then end: one error-loop detection each."""
-    for k in range(sessions):
-        start = time.time() - DAY + 100 * k
-        for i in range(5):
-            send(captured("PostToolUseFailure", "Bash", cwd=str(cwd), session_id=f"{prefix}-{k}"), now=start + i)
-        end_session(cwd, f"{prefix}-{k}", start + 10)
-
-
-def store_of(root: Path) -> Path:
-    return root / ".claude" / "metacog-learnings.jsonl"
-
-
 @pytest.fixture
-def healthy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def healthy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, project: Path) -> Path:
     """A plugin data folder with a ready runtime, this checkout as the plugin, a project."""
     data = tmp_path / "plugin-data"
     (data / "runtime" / VERSION).mkdir(parents=True)
     (data / "runtime" / VERSION / ".ready").write_text(f"{VERSION}\n")
     monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(data))
     monkeypatch.setenv("CLAUDE_PLUGIN_ROOT", str(ROOT))
-    project = tmp_path / "project"
-    (project / ".git").mkdir(parents=True)
-    monkeypatch.chdir(project)
     return data
 
 

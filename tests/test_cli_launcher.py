@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
 from pathlib import Path
 
 import pytest
+from clitest import ROOT, VERSION
 
-ROOT = Path(__file__).resolve().parents[1]
 LAUNCHER = ROOT / "hooks" / "cli.sh"
 COMMAND = ROOT / "commands" / "metacog.md"
-VERSION = json.loads((ROOT / ".claude-plugin" / "plugin.json").read_text())["version"]
 
 
 def frontmatter_and_body() -> tuple[dict[str, str], str]:

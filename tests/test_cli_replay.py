@@ -8,29 +8,13 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from clitest import cli, one_line_error
 
 import metacog.replay
-from metacog.cli import app
 from metacog.cli import replay as replay_cli
 
 SAMPLE = Path(__file__).resolve().parent / "fixtures" / "transcript-sample-2.1.328.jsonl"
 SAMPLE_LINES = [json.loads(line) for line in SAMPLE.read_text().splitlines()]
-
-
-def cli(*args: str) -> object:
-    try:
-        runner = CliRunner(mix_stderr=False)  # click < 8.2 (typer < 0.2x) mixes stderr in otherwise
-    except TypeError:
-        runner = CliRunner()
-    return runner.invoke(app, list(args))
-
-
-def one_line_error(result: object) -> str:
-    assert result.exit_code != 0 and "Traceback" not in result.output, result.output
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("metacog: "), result.stderr
-    return lines[0]
 
 
 @pytest.fixture(autouse=True)

@@ -6,16 +6,17 @@ import json
 import multiprocessing
 import os
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
+import learningtest
 import pytest
-from test_learning_support import (
+from learningtest import (
     DAY,
     LOOP,
     T0,
     cfg,
     global_records,
-    make_project,
     project_records,
     state_dir,
     write_session,
@@ -28,10 +29,8 @@ WORKERS = 8
 CTX = multiprocessing.get_context("fork")
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="fork and flock")
 
-
-@pytest.fixture
-def project(tmp_path: Path) -> str:
-    return make_project(tmp_path, "proj")
+project = learningtest.project
+make_project = learningtest.make_project
 
 
 def run_all(targets: list[tuple]) -> list:
@@ -103,8 +102,8 @@ def test_session_end_racing_the_next_session_start_evaluates_once(project: str, 
     assert len(per_session) == WORKERS and set(per_session.values()) == {1}
 
 
-def test_sessions_of_many_projects_at_once(tmp_path: Path) -> None:
-    roots = [make_project(tmp_path, f"p{i}") for i in range(WORKERS)]
+def test_sessions_of_many_projects_at_once(make_project: Callable[[str], str]) -> None:
+    roots = [make_project(f"p{i}") for i in range(WORKERS)]
     for i, root in enumerate(roots):
         write_session(f"s{i}", root, T0, **LOOP)
     run_all([(end, root, f"s{i}", T0 + 60) for i, root in enumerate(roots)])

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
+import learningtest
 import pytest
-from test_learning_support import (
+from learningtest import (
     CALM,
     DAY,
     LOOP,
@@ -13,7 +12,6 @@ from test_learning_support import (
     T0,
     active,
     cfg,
-    make_project,
     project_records,
     rule,
     session,
@@ -26,10 +24,7 @@ from metacog.learning import confidence, settings, store
 
 LEARN = settings.learning({})
 
-
-@pytest.fixture
-def project(tmp_path: Path) -> str:
-    return make_project(tmp_path, "proj")
+project = learningtest.project
 
 
 def test_both_kinds_of_evidence_raise_confidence() -> None:

@@ -3,10 +3,12 @@ a suppression only for an active rule that held; each can be switched off and tu
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
+import learningtest
 import pytest
-from test_learning_support import T0, cfg, make_project, project_records, session
+from learningtest import T0, cfg, project_records, session
 
 from metacog import config, paths
 from metacog.learning import detectors, settings
@@ -40,10 +42,8 @@ NOT_ARISEN = {
     "task-drift": {"main_calls": 11, "fired": {"drift": 5}},
 }
 
-
-@pytest.fixture
-def project(tmp_path: Path) -> str:
-    return make_project(tmp_path, "proj")
+project = learningtest.project
+make_project = learningtest.make_project
 
 
 def verdicts(summary: dict, rule_id: str, active: frozenset = ALL, conf: dict | None = None) -> list[str]:
@@ -133,13 +133,13 @@ def test_lesson_texts_fit_a_digest_line() -> None:
         assert len(f"- {rule_id} (global): {lesson} (seen 9999×, held 9999×)") <= 150, rule_id
 
 
-def test_the_proposed_config_shape_goes_through_config_load(tmp_path: Path,
+def test_the_proposed_config_shape_goes_through_config_load(make_project: Callable[[str], str],
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     # The DEFAULTS entries proposed for metacog/config.py (a no-op once they are there).
     for name, values in detectors.CONFIG_DEFAULTS.items():
         monkeypatch.setitem(config.DEFAULTS, name, dict(values))
     monkeypatch.setitem(config.DEFAULTS, "learning", dict(settings.LEARNING))
-    root = Path(make_project(tmp_path, "configured"))
+    root = Path(make_project("configured"))
     (root / ".claude").mkdir()
     (root / ".claude" / "metacog.toml").write_text(
         '[error-loop]\nstreak = 5\n\n[task-drift]\nenabled = false\n\n'

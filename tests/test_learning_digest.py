@@ -5,25 +5,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import learningtest
 import pytest
-from test_learning_support import (
-    DAY,
-    LOOP,
-    T0,
-    active,
-    cfg,
-    make_project,
-    session,
-    state_dir,
-)
+from learningtest import DAY, LOOP, T0, active, cfg, session, state_dir
 
 from metacog import config, learning
 from metacog.learning import detectors, digest, store
 
-
-@pytest.fixture
-def project(tmp_path: Path) -> str:
-    return make_project(tmp_path, "proj")
+project = learningtest.project
 
 
 def seed(root: str, counts: dict[str, int], at: float = T0) -> None:

@@ -4,31 +4,21 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+import learningtest
 import pytest
 from hooktest import agent_text, captured, send
-from test_learning_support import (
-    DAY,
-    LOOP,
-    T0,
-    cfg,
-    make_project,
-    project_records,
-    rule,
-    state_dir,
-    write_session,
-)
+from learningtest import DAY, LOOP, T0, cfg, project_records, rule, state_dir, write_session
 
 from metacog import config, events, learning, paths, state
 from metacog.learning import digest, evaluate, scopes, store
 
 HOUR = 3600.0
 
-
-@pytest.fixture
-def project(tmp_path: Path) -> str:
-    return make_project(tmp_path, "proj")
+project = learningtest.project
+make_project = learningtest.make_project
 
 
 def start(root: str, sid: str, now: float) -> None:
@@ -58,8 +48,8 @@ def test_an_ended_session_is_picked_up_at_once(project: str, monkeypatch: pytest
     assert len(project_records(project)) == 1
 
 
-def test_sessions_of_other_projects_wait_for_their_own(tmp_path: Path, project: str) -> None:
-    other = make_project(tmp_path, "other")
+def test_sessions_of_other_projects_wait_for_their_own(make_project: Callable[[str], str], project: str) -> None:
+    other = make_project("other")
     write_session("theirs", other, T0, **LOOP)
     start(project, "mine", T0 + DAY)
     assert project_records(other) == [] and project_records(project) == []

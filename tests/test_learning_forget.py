@@ -3,28 +3,22 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
+import learningtest
 import pytest
-from test_learning_support import (
-    DAY,
-    LOOP,
-    T0,
-    cfg,
-    global_records,
-    make_project,
-    project_records,
-    rule,
-    session,
-)
+from learningtest import DAY, LOOP, T0, cfg, global_records, project_records, rule, session
 
 from metacog import learning
 from metacog.learning import scopes, store
 
+make_project = learningtest.make_project
+
 
 @pytest.fixture
-def promoted(tmp_path: Path) -> tuple[str, str]:
-    a, b = make_project(tmp_path, "a"), make_project(tmp_path, "b")
+def promoted(make_project: Callable[[str], str]) -> tuple[str, str]:
+    a, b = make_project("a"), make_project("b")
     session(a, "a0", T0, {**LOOP, "reads": 6, "max_file_reads": 4})
     session(b, "b0", T0 + DAY, LOOP)
     return a, b

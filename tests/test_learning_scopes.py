@@ -3,29 +3,22 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
+import learningtest
 import pytest
-from test_learning_support import (
-    CALM,
-    DAY,
-    LOOP,
-    T0,
-    cfg,
-    global_records,
-    make_project,
-    project_records,
-    rule,
-    session,
-)
+from learningtest import CALM, DAY, LOOP, T0, cfg, global_records, project_records, rule, session
 
 from metacog import paths
 from metacog.learning import scopes, store
 
+make_project = learningtest.make_project
+
 
 @pytest.fixture
-def three(tmp_path: Path) -> tuple[str, str, str]:
-    return tuple(make_project(tmp_path, name) for name in ("alpha", "beta", "gamma"))
+def three(make_project: Callable[[str], str]) -> tuple[str, str, str]:
+    return tuple(make_project(name) for name in ("alpha", "beta", "gamma"))
 
 
 def test_one_project_builds_evidence_without_reaching_the_global_store(three: tuple[str, str, str]) -> None:

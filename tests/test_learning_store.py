@@ -7,17 +7,9 @@ import json
 import os
 from pathlib import Path
 
+import learningtest
 import pytest
-from test_learning_support import (
-    LOOP,
-    T0,
-    cfg,
-    make_project,
-    project_records,
-    rule,
-    session,
-    state_dir,
-)
+from learningtest import LOOP, T0, cfg, project_records, rule, session, state_dir
 
 from metacog import learning, paths
 from metacog.learning import build, confidence, store
@@ -49,10 +41,7 @@ HOSTILE = [
 ]
 CORRUPT = 17  # lines above that are malformed (the rest: 1 valid, 1 of a newer schema)
 
-
-@pytest.fixture
-def project(tmp_path: Path) -> str:
-    return make_project(tmp_path, "proj")
+project = learningtest.project
 
 
 def write_store(root: str, lines: list[str]) -> str:

@@ -13,8 +13,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-
 from hooktest import agent_text, captured, send
+
 from metacog import config, imports, paths
 from metacog.senses import spatial
 
@@ -173,9 +173,9 @@ def test_rust_mod_and_use_crate(tmp_path: Path) -> None:
 
 
 def test_a_word_in_many_files_imported_by_one_counts_one(tmp_path: Path) -> None:
-    mentions = {f"docs_{i}.py": f'"""The models module.\n\nimport models\n"""\n# import models\nx = "models"\n'
+    mentions = {f"docs_{i}.py": '"""The models module.\n\nimport models\n"""\n# import models\nx = "models"\n'
                 for i in range(8)}
-    mentions.update({f"web/m{i}.ts": f"// import x from './models'\nconst s = \"import models from './models'\";\n"
+    mentions.update({f"web/m{i}.ts": "// import x from './models'\nconst s = \"import models from './models'\";\n"
                      for i in range(4)})
     files = {"models.py": "A = 1\n", "user.py": "import models\n", **mentions}
     base = repo(tmp_path, files)

@@ -1,10 +1,18 @@
-"""Helpers for the learning tests: sessions with a given summary, dated on an injected clock."""
+"""Helpers for the learning tests: sessions with a given summary, dated on an injected clock.
+
+A test module takes the fixtures by binding them, `project = learningtest.project`: imported
+by name it would read to ruff as an unused import that each test argument redefines (F401, F811).
+"""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from metacog import config, paths, state, summary
 from metacog.learning import digest, store
@@ -81,7 +89,18 @@ def active(sid: str) -> set[str]:
     return digest.read_active(state_dir(), sid)
 
 
-def make_project(tmp_path: Path, name: str) -> str:
+def git_project(tmp_path: Path, name: str) -> str:
     root = tmp_path / name
     (root / ".git").mkdir(parents=True)
     return str(root)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> str:
+    return git_project(tmp_path, "proj")
+
+
+@pytest.fixture
+def make_project(tmp_path: Path) -> Callable[[str], str]:
+    """make_project(name): a git project of that name in the test's tmp_path; its root."""
+    return functools.partial(git_project, tmp_path)
