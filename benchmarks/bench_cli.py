@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -60,21 +61,19 @@ def main(argv: list[str]) -> int:
     work = Path(tempfile.mkdtemp(prefix="bench-cli-"))
     try:
         prepared = work / "prepared"
-        import subprocess
-
         subprocess.run([sys.executable, str(ROOT / "hooks" / "bootstrap.py"), str(prepared), plugin_version()],
                        check=True)
         plain = true_plugin(work / "true-plugin")
         runs: dict[str, list[float]] = {"none": [], "true": [], "metacog": []}
+        folders = {"none": None, "true": plain, "metacog": ROOT}
         for _ in range(sessions):
-            for name in runs:
+            for name, durations in runs.items():
                 harness = ClaudeHarness(claude_bin, work)
                 if name == "metacog":
                     harness.link_runtime(prepared)
-                folder = {"none": None, "true": plain, "metacog": ROOT}[name]
-                result = harness.run(script(), plugin_dir=folder, timeout=180)
+                result = harness.run(script(), plugin_dir=folders[name], timeout=180)
                 assert result.returncode == 0 and len(result.requests) >= CALLS, result.describe()
-                runs[name].append(result.duration)
+                durations.append(result.duration)
         med = {name: statistics.median(values) for name, values in runs.items()}
         print(f"{sessions} sessions each, {CALLS} tool calls per session (interleaved medians)")
         for name, value in med.items():
