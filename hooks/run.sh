@@ -16,5 +16,11 @@ if [ "${1:-}" = session-start ] && [ ! -f "$R/.ready" ]; then
     done
 fi
 [ -f "$R/.ready" ] || exit 0
+# The interpreter's own stderr (a crash before the hook's boundary) goes to a log; not
+# through `exec`: a redirection that fails there ends the shell with status 2, which
+# Claude Code would hand the model as an error.
+L="$D/hook-stderr.log"
+{ [ -d "$D" ] && [ -w "$D" ] && { [ ! -e "$L" ] || { [ -f "$L" ] && [ -w "$L" ]; }; }; } || L=/dev/null
 # -I: the user's PYTHONPATH or PYTHONSTARTUP must not reach metacog's interpreter.
-exec "$R/bin/python" -I -c "from metacog.hook import main; main()" 2>>"$D/hook-stderr.log" || exit 0
+"$R/bin/python" -I -c "from metacog.hook import main; main()" 2>>"$L"
+exit 0

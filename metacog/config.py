@@ -42,6 +42,20 @@ DEFAULTS: dict[str, dict[str, object]] = {
     "motor-learning": {"enabled": True},  # lessons from resolved error streaks
 }
 DIGEST_HARD_CEILING = 8000  # Claude Code swaps hook output over 10,000 characters for a preview
+# Numbers are never negative; these have tighter bounds (a count of 0 would divide by
+# zero or fire on every call; a digest larger than the ceiling would be cut by Claude Code).
+LIMITS: dict[tuple[str, str], tuple[float, float]] = {
+    ("nociception", "observe_at"): (2, 1000), ("nociception", "socratic_at"): (2, 1000),
+    ("nociception", "directive_at"): (2, 1000), ("nociception", "person_at"): (2, 1000),
+    ("nociception", "retry_at"): (2, 1000), ("nociception", "retry_same_kind"): (2, 1000),
+    ("o2", "velocity_factor"): (1, 1000), ("o2", "baseline_calls"): (1, 1000), ("o2", "recent_calls"): (1, 20),
+    ("o2", "fill_warn"): (0.05, 1), ("chronos", "minutes"): (1, 10_000), ("chronos", "calls"): (1, 100_000),
+    ("vestibular", "same_action"): (2, 1000), ("vestibular", "cycle_repeats"): (2, 10),
+    ("vestibular", "same_read"): (2, 1000), ("spatial", "min_importers"): (1, 100_000),
+    ("spatial", "names_shown"): (1, 20), ("echo", "edits_without_tests"): (1, 10_000),
+    ("drift", "recent_calls"): (1, 10_000), ("digest", "max_rules"): (1, 100),
+    ("digest", "max_chars"): (300, DIGEST_HARD_CEILING), ("learning", "promote_projects"): (1, 100),
+}
 GLOBAL_NAME = "config.toml"
 PROJECT_NAME = os.path.join(".claude", "metacog.toml")
 
@@ -96,7 +110,9 @@ def merge(base: dict, layer: dict) -> dict:
             if isinstance(default, bool):
                 ok = isinstance(value, bool)
             elif isinstance(default, (int, float)):
-                ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+                low, high = LIMITS.get((section, key), (0, float("inf")))
+                ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
+                      and low <= value <= high and (isinstance(value, int) or isinstance(default, float)))
             else:
                 ok = isinstance(value, type(default))
             if ok:

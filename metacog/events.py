@@ -106,7 +106,7 @@ def on_prompt(payload: dict, state_dir: str, now: float, size: int) -> dict | No
     with state.Session(state_dir, sid, now) as st:
         cfg, root = _settings(st, payload, state_dir)
         win = state.window(st, "", now)
-        win["prompt_at"], win["prompt_calls"], win["delegated_s"], win["active_s"] = now, 0, 0.0, 0.0
+        win["prompt_at"], win["prompt_calls"], win["active_s"] = now, 0, 0.0
         win["prompts"] = win.get("prompts", 0) + 1
         win["terms"] = drift.terms_of(prompt)
         win["asked_repeat"] = vestibular.asked_to_repeat(prompt)  # a flag, never the words

@@ -46,7 +46,14 @@ def feel(win: dict, action: dict, ctx: Context) -> list[Signal]:
     signals = []
     for sense in SENSES:
         if ctx.cfg[sense.NAME]["enabled"]:
-            signal = sense.feel(win, action, ctx)
+            try:
+                signal = sense.feel(win, action, ctx)
+            except Exception as exc:  # noqa: BLE001 - one broken sense must not silence the others
+                from metacog.fsutil import log_error
+
+                log_error(ctx.state_dir, f"sense {sense.NAME} failed: {type(exc).__name__}: {exc}")
+                win.get("senses", {}).pop(sense.NAME, None)  # its memory may be what broke it
+                continue
             if signal is not None:
                 signals.append(signal)
     return signals

@@ -61,9 +61,16 @@ def dirs() -> dict[str, str]:
 
 
 def remember() -> None:
-    """Write the memo for the current environment (best-effort; never raises)."""
+    """Write the memo for the current environment (best-effort; never raises).
+
+    Only inside metacog's own runtime (its folder holds `.ready`), and not when
+    METACOG_HOME decides: anywhere else `sys.prefix` is somebody's interpreter.
+    """
     from metacog import fastjson
     from metacog.fsutil import atomic_write
+
+    if os.environ.get("METACOG_HOME") or not os.path.exists(os.path.join(sys.prefix, ".ready")):
+        return
 
     try:
         atomic_write(_MEMO, fastjson.dumps({"key": _key(), "dirs": _from_platformdirs()}))

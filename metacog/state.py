@@ -20,6 +20,7 @@ SESSION_ID_CAP = 64
 GC_AGE_S = 7 * 24 * 3600
 GC_EVERY_S = 3600
 MAIN = "main"
+SHAPE_ERRORS = (TypeError, KeyError, AttributeError, IndexError, ValueError)
 _ALLOWED = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
 
 
@@ -120,6 +121,10 @@ class Session:
             if exc_type is None:
                 self.state["updated"] = self.now
                 atomic_write(self.path, fastjson.dumps(self.state))
+            elif isinstance(exc_type, type) and issubclass(exc_type, SHAPE_ERRORS):
+                # A state of the right schema with a wrong shape inside would fail the
+                # same way on every call: set it aside, and the next call starts afresh.
+                _quarantine(self.path)
         finally:
             self.lock.__exit__()
 

@@ -152,7 +152,8 @@ def context_window(model: str, configured: int = 0, env: dict | None = None) -> 
             at = lowered.find(family)
             if at >= 0:
                 major = lowered[at + len(family):].split("-", 1)[0]
-                if major.isdigit() and int(major) >= 5:
+                # 1 or 2 digits: in "claude-3-5-sonnet-20241022" the date is not a version.
+                if major.isdigit() and len(major) <= 2 and int(major) >= 5:
                     window = 1_000_000
                 break
         else:

@@ -77,7 +77,7 @@ def test_set_says_when_comments_were_not_kept(project: Path) -> None:
     pytest.param("o2.fill_warn", "lots", "o2.fill_warn is a number (like 0.7), not 'lots'", id="float"),
     pytest.param("o2.fill_warn", "nan", "must be a finite number", id="nan"),
     pytest.param("o2.enabled", "maybe", "o2.enabled is true or false, not 'maybe'", id="bool"),
-    pytest.param("chronos.calls", "-3", "chronos.calls cannot be negative", id="negative"),
+    pytest.param("chronos.calls", "-3", "chronos.calls is from 1 to 100000, not '-3'", id="negative"),
     pytest.param("chronos.minuts", "3", "unknown setting 'chronos.minuts'; closest: chronos.minutes", id="typo"),
     pytest.param("chronos", "3", "'chronos' is a section; name one of its keys: chronos.enabled", id="section"),
     pytest.param("nothing.here", "3", "unknown setting 'nothing.here'", id="unknown"),
@@ -90,11 +90,19 @@ def test_set_rejects_what_the_hook_would_ignore(project: Path, key: str, value: 
 
 
 def test_every_value_set_accepts_is_one_the_hook_uses(project: Path) -> None:
-    samples = {bool: "true", int: "7", float: "0.5"}
     for key in settings.all_keys():
         section, name = key.split(".")
-        value = settings.parse_value(key, samples[type(config.DEFAULTS[section][name])])
+        default = config.DEFAULTS[section][name]
+        value = settings.parse_value(key, str(default).lower() if isinstance(default, bool) else str(default))
         assert settings.accepts(section, name, value), key
+        assert config.merge(config.DEFAULTS, {section: {name: value}})[section][name] == value, key
+
+
+@pytest.mark.parametrize("args", [("o2.baseline_calls", "0"), ("digest.max_chars", "99999"),
+                                  ("vestibular.same_action", "-1")])
+def test_set_refuses_values_out_of_range(project: Path, args: tuple[str, str]) -> None:
+    line = one_line_error(cli("config", "set", *args))
+    assert args[0] in line
 
 
 def test_show_names_ignored_entries(project: Path) -> None:

@@ -296,3 +296,36 @@ def test_a_quiet_subagent_is_not_reported() -> None:
             "agent_id": "sub1", "agent_type": "Explore", "cwd": "/home/dev/project"}
     assert send(stop) is None
     assert agent_text(send(bash("pwd"))) == ""
+
+
+@pytest.mark.parametrize(("section", "key", "value"), [
+    ("o2", "baseline_calls", 0), ("vestibular", "same_action", 0), ("vestibular", "same_action", -3),
+    ("chronos", "calls", 0), ("digest", "max_chars", 99999), ("chronos", "calls", 2.5),
+])
+def test_out_of_range_settings_are_ignored(isolated_home: Path, section: str, key: str, value: object) -> None:
+    from metacog import config
+
+    merged = config.merge(config.DEFAULTS, {section: {key: value}})
+    assert merged[section][key] == config.DEFAULTS[section][key]
+    (isolated_home / "config").mkdir(parents=True)
+    (isolated_home / "config" / "config.toml").write_text(f"[{section}]\n{key} = {value}\n")
+    fail = captured("PostToolUseFailure", "Bash")
+    assert [send(fail) is None for _ in range(3)] == [True, True, False]
+
+
+def test_time_inside_a_subagent_does_not_count_but_work_around_it_does() -> None:
+    said = [agent_text(send(prompt("go"), now=T0))]
+    now = T0
+    for i in range(5):
+        now += 60
+        said.append(agent_text(send(bash(f"echo a{i}"), now=now)))
+    now += 20 * 60  # a 20-minute subagent, reported by the Task call's duration
+    task = captured("PostToolUse", "Bash", tool_name="Task", tool_input={"description": "explore"},
+                    tool_response={"status": "completed"}, duration_ms=20 * 60 * 1000)
+    said.append(agent_text(send(task, now=now)))
+    assert not any(said)  # 5 minutes of the main agent's own work so far
+    for i in range(10):
+        now += 60
+        said.append(agent_text(send(bash(f"echo b{i}"), now=now)))
+    assert not any(said[:-1])
+    assert "15 minutes since the person last spoke" in said[-1]

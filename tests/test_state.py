@@ -10,6 +10,7 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from hooktest import captured, send
 
 from metacog import state
@@ -141,3 +142,30 @@ def test_missing_or_unreadable_cwd(tmp_path: Path) -> None:
     assert [send(fail) is None for _ in range(3)] == [True, True, False]
     odd = captured("PostToolUseFailure", "Bash", cwd="\x00/../..", session_id="odd")
     assert [send(odd) is None for _ in range(3)] == [True, True, False]
+
+
+def test_a_state_with_a_wrong_shape_inside_is_set_aside(isolated_home: Path) -> None:
+    payload = captured("PostToolUseFailure", "Bash")
+    send(payload)
+    path = isolated_home / "state" / "sessions" / f"{payload['session_id']}.json"
+    broken = json.loads(path.read_text())
+    broken["calls"] = "many"
+    path.write_text(json.dumps(broken))
+    with pytest.raises(TypeError):  # in-process; main() turns this into a log line and exit 0
+        send(payload)
+    assert list(path.parent.glob("*.corrupt-*"))
+    replies = [send(payload) for _ in range(3)]
+    assert replies[2] is not None  # sensing goes on with a fresh state
+
+
+def test_a_sense_that_breaks_does_not_silence_the_others(isolated_home: Path, monkeypatch) -> None:
+    from metacog.senses import vestibular
+
+    def broken(*args: object) -> None:
+        raise ZeroDivisionError("broken sense")
+
+    monkeypatch.setattr(vestibular, "feel", broken)
+    payload = captured("PostToolUseFailure", "Bash")
+    replies = [send(payload) for _ in range(3)]
+    assert replies[2] is not None and "the same error 3 times" in replies[2]["hookSpecificOutput"]["additionalContext"]
+    assert "sense vestibular failed: ZeroDivisionError" in (isolated_home / "state" / "metacog.log").read_text()

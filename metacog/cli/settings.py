@@ -68,8 +68,10 @@ def parse_value(key: str, raw: str) -> object:
             raise CliError(f"{key} must be a finite number, not {raw!r}", code=2)
     else:
         return raw
-    if value < 0:
-        raise CliError(f"{key} cannot be negative ({raw!r})", code=2)
+    low, high = config.LIMITS.get((section, name), (0, float("inf")))
+    if not low <= value <= high:
+        bounds = f"at least {low:g}" if high == float("inf") else f"from {low:g} to {high:g}"
+        raise CliError(f"{key} is {bounds}, not {raw!r}", code=2)
     return value
 
 

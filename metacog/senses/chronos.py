@@ -10,43 +10,35 @@ IDLE_GAP_S = 300  # a longer pause between two calls is waiting (for the person,
 
 
 def elapsed_minutes(win: dict, now: float) -> float:
-    """Minutes the agent has worked since the person spoke.
-
-    Gaps between calls count up to IDLE_GAP_S each (replays showed "1 call and 335
-    minutes" where the person had simply been away); time inside subagents does not
-    count at all (delegation is not grinding).
-    """
-    return max(0.0, win.get("active_s", 0.0) - win.get("delegated_s", 0.0)) / 60
+    """Minutes the agent has worked since the person spoke (see `feel` for what counts)."""
+    return win.get("active_s", 0.0) / 60
 
 
 def _level(value: float, step: float) -> int:
-    """1 at one step, 2 at two, 3 at four, 4 at eight: the next multiple, doubling.
-
-    Every 25 calls of a long autonomous run would be a signal per 25 calls, which the
-    replays show is noise; doubling keeps a check-in question rare and meaningful.
-    """
-    if step <= 0 or value < step:
-        return 0
-    level, mark = 1, step * 2
-    while value >= mark:
-        level, mark = level + 1, mark * 2
-    return level
+    """How many whole steps `value` holds: a new level at each next multiple."""
+    return int(value // step) if step > 0 else 0
 
 
 def feel(win: dict, action: dict, ctx: object) -> Signal | None:
     if not ctx.is_main:
         return None  # a subagent answers to the main agent, not the person
     cfg = ctx.cfg[NAME]
-    if action["tool"] in DELEGATING_TOOLS:
-        duration = ctx.payload.get("duration_ms") if isinstance(ctx.payload, dict) else None
-        if isinstance(duration, (int, float)) and duration > 0:
-            win["delegated_s"] = win.get("delegated_s", 0.0) + duration / 1000
     mem = memory(win, NAME)
     last = mem.get("last_ts") or win.get("prompt_at", ctx.now)
-    win["active_s"] = win.get("active_s", 0.0) + min(max(0.0, ctx.now - last), IDLE_GAP_S)
+    gap = max(0.0, ctx.now - last)
+    if action["tool"] in DELEGATING_TOOLS:
+        # The gap before a delegating call's hook is mostly the subagent's own work,
+        # which is not the main agent grinding; only what lies outside it counts.
+        duration = ctx.payload.get("duration_ms") if isinstance(ctx.payload, dict) else None
+        if isinstance(duration, (int, float)) and duration > 0:
+            gap = max(0.0, gap - duration / 1000)
+    # A pause longer than IDLE_GAP_S is waiting (for the person, a permission), not
+    # working: replays showed "1 call and 335 minutes" where the person was away.
+    win["active_s"] = win.get("active_s", 0.0) + min(gap, IDLE_GAP_S)
     mem["last_ts"] = ctx.now
     calls = win.get("prompt_calls", 0)
     minutes = elapsed_minutes(win, ctx.now)
+    # Many quick calls are not grinding: the call count speaks only after some work time.
     by_calls = _level(calls, cfg["calls"]) if minutes >= cfg["min_minutes_for_calls"] else 0
     level = max(_level(minutes, cfg["minutes"]), by_calls)
     if level <= mem.get("level", 0):

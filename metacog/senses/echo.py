@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from metacog.action import EDIT_TOOLS
 from metacog.senses.signal import Signal, memory, short
 
 NAME = "echo"
-EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
 TEST_COMMANDS = ("pytest", "py.test", "unittest", "tox", "nox", "npm test", "npm run test", "yarn test",
                  "pnpm test", "bun test", "jest", "vitest", "mocha", "go test", "cargo test", "cargo nextest",
                  "make test", "make check", "mvn test", "gradle test", "./gradlew test", "rspec", "phpunit",
@@ -25,15 +25,33 @@ def is_code(path: str) -> bool:
     return "." in name and name.rsplit(".", 1)[-1].lower() in CODE_EXTENSIONS
 
 
+TEST_DIRS = ("tests", "test", "__tests__", "spec")
+# Words that run the next command rather than being it: `uv run pytest`, `FOO=1 npx jest`.
+WRAPPERS = frozenset(("uv", "run", "poetry", "pipenv", "hatch", "pdm", "npx", "bunx", "pnpm", "exec", "time",
+                      "env", "sudo", "python", "python3", "-m", "nice"))
+
+
 def is_test_file(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1].lower()
+    """A test by its name or its folder; `path` relative to the project (an absolute
+    path could pass through an unrelated "tests" folder above it)."""
+    parts = path.lower().split("/")
+    name = parts[-1]
     return (name.startswith("test_") or name.endswith(("_test.py", "_test.go", "_spec.rb")) or ".test." in name
-            or ".spec." in name or "/tests/" in path or "/test/" in path or "/__tests__/" in path)
+            or ".spec." in name or any(part in TEST_DIRS for part in parts[:-1]))
 
 
 def test_command(command: str) -> bool:
-    lowered = f" {command.lower()}"
-    return any(f" {c}" in lowered or f"/{c}" in lowered for c in TEST_COMMANDS)
+    """Whether some segment of a shell command runs a test runner (not `pip install pytest`)."""
+    for segment in command.replace("&&", ";").replace("||", ";").replace("|", ";").split(";"):
+        words = [w for w in segment.split() if "=" not in w or w.startswith("-")]
+        while words and words[0].lower() in WRAPPERS:
+            words.pop(0)
+        if words and "/" in words[0] and not words[0].startswith("./gradlew"):
+            words[0] = words[0].rsplit("/", 1)[-1]  # ./node_modules/.bin/jest is jest
+        head = " ".join(words).lower()
+        if any(head == c or head.startswith(c + " ") for c in TEST_COMMANDS):
+            return True
+    return False
 
 
 def narrowed(command: str) -> bool:
@@ -51,7 +69,7 @@ def feel(win: dict, action: dict, ctx: object) -> Signal | None:
         if not is_code(path):
             return None
         mem["edits"] = mem.get("edits", 0) + 1
-        if path and not is_test_file(path):
+        if not is_test_file(action["target"]):
             mem["source_edited"] = short(action["target"], 50)
         if mem["edits"] == cfg["edits_without_tests"]:
             return Signal(NAME, f"{mem['edits']} edits since the project's tests last ran. "

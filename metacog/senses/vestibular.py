@@ -9,13 +9,21 @@ READS_CAP = 200  # files tracked per window
 CYCLE_LENGTHS = (2, 3)
 
 
-REPEAT_WORDS = (" times", "repeat", "again and again", "in a loop", "until", "retry", "poll")
+REPEAT_WORDS = frozenset(("repeat", "repeatedly", "poll", "polling", "retry", "rerun", "re-run"))
+COUNT_WORDS = frozenset(("twice", "thrice", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+                         "ten", "several", "many", "multiple", "few"))
 
 
 def asked_to_repeat(prompt: str) -> bool:
-    """Whether the person's request asks for repetition ("run it 5 times", "poll until")."""
-    lowered = f" {prompt[:4000].lower()} "
-    return any(word in lowered for word in REPEAT_WORDS)
+    """Whether the person's request asks for repetition ("run it 5 times", "poll the job").
+
+    Words, not substrings: "don't stop until it passes" or "sometimes" ask for nothing.
+    """
+    words = [w.strip(".,;:!?()'\"`") for w in prompt[:4000].lower().split()]
+    if any(w in REPEAT_WORDS for w in words):
+        return True
+    return any(w == "times" and i > 0 and (words[i - 1].isdigit() or words[i - 1] in COUNT_WORDS)
+               for i, w in enumerate(words))
 
 
 def _step(action: dict) -> tuple:
@@ -27,17 +35,19 @@ def feel(win: dict, action: dict, ctx: object) -> Signal | None:
     cfg = ctx.cfg[NAME]
     mem = memory(win, NAME)
     calls = win.get("calls", 0)
-    said = _reads(mem, action, cfg)
+    reread = _reads(mem, action, cfg)
     actions = win.get("actions") or []
     repeat = _repeat(actions)
     mem["repeat"] = repeat
     if calls - mem.get("quiet_until", -1) < 0:
-        return None
-    if said:
+        return None  # counted above, said later: a re-read warning is not used up in the cooldown
+    if reread:
+        seen, text = reread
+        seen[1] = seen[0]
         mem["quiet_until"] = calls + cfg["cooldown_calls"]
-        return Signal(NAME, said)
+        return Signal(NAME, text)
     if repeat >= cfg["same_action"] and action.get("ok", True) and not win.get("asked_repeat"):
-        if repeat == cfg["same_action"] or repeat % cfg["same_action"] == 0:
+        if repeat % cfg["same_action"] == 0:
             mem["quiet_until"] = calls + cfg["cooldown_calls"]
             return Signal(NAME, f"{action['tool']} `{short(action['target'])}` {repeat} times in a row with the "
                           "same result. What do you expect to be different next time?")
@@ -51,7 +61,7 @@ def feel(win: dict, action: dict, ctx: object) -> Signal | None:
     return None
 
 
-def _reads(mem: dict, action: dict, cfg: dict) -> str:
+def _reads(mem: dict, action: dict, cfg: dict) -> tuple[list, str] | None:
     """Count reads of each file (and range) since its last edit; an edit resets it.
 
     Results are not compared: Claude Code may answer a re-read of an unchanged file
@@ -59,15 +69,15 @@ def _reads(mem: dict, action: dict, cfg: dict) -> str:
     """
     path = action.get("path") or ""
     if not path:
-        return ""
+        return None
     reads = mem.setdefault("reads", {})
     if action["tool"] != "Read":
         if action["tool"] in ("Edit", "Write", "MultiEdit", "NotebookEdit"):
             for key in [k for k in reads if k == path or k.startswith(path + "@")]:
                 del reads[key]
-        return ""
+        return None
     if not action.get("ok", True):
-        return ""
+        return None
     key = path + action["target"][len(action["target"].split("@", 1)[0]):]
     seen = reads.pop(key, None)
     if not isinstance(seen, list) or len(seen) != 2:
@@ -78,10 +88,9 @@ def _reads(mem: dict, action: dict, cfg: dict) -> str:
         del reads[next(iter(reads))]
     mem["max_reads"] = max(mem.get("max_reads", 0), seen[0])
     if seen[0] >= cfg["same_read"] and seen[0] >= 2 * seen[1]:
-        seen[1] = seen[0]
-        return (f"you have read {short(action['target'])} {seen[0]} times without editing it. "
-                "What are you looking for that the earlier reads did not show?")
-    return ""
+        return seen, (f"you have read {short(action['target'])} {seen[0]} times without editing it. "
+                      "What are you looking for that the earlier reads did not show?")
+    return None
 
 
 def _repeat(actions: list) -> int:
