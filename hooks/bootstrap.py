@@ -82,9 +82,12 @@ def build(runtime: Path) -> None:
 
 
 def collect_old(base: Path, keep: str) -> None:
-    for old in base.iterdir():
-        if old.name != keep and not old.name.startswith("."):
-            shutil.rmtree(old, ignore_errors=True)
+    """Remove older runtimes but the newest previous one: sessions started before an
+    update still run the previous version's hooks until they end."""
+    others = sorted((p for p in base.iterdir() if p.name != keep and not p.name.startswith(".")),
+                    key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in others[1:]:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def main() -> int:

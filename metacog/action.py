@@ -16,8 +16,9 @@ SCHEMA = 1
 TARGET_CAP = 120
 FILE_TOOLS = ("Read", "Edit", "Write", "MultiEdit", "NotebookEdit")
 EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
-# Keys that change between two identical calls (timings), left out of the result checksum.
+# Failures that are the person's doing (a refusal, an interrupt), not the agent's.
 PERSON_REFUSED = ("The user doesn't want to proceed", "[Request interrupted by user")
+# Keys that change between two identical calls (timings), left out of the result checksum.
 _VOLATILE = ("durationMs", "duration_ms", "elapsed", "elapsedMs", "timestamp")
 
 
@@ -160,5 +161,5 @@ def make(tool: str, target: str, error: str, result: int, size: int, now: float,
     if agent:
         record["agent"] = agent[:64]
     if path:
-        record["path"] = os.path.normpath(path)[:512] if path else ""
+        record["path"] = os.path.normpath(path)[:512]
     return record

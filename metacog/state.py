@@ -154,12 +154,32 @@ def collect_garbage(state_dir: str, now: float) -> int:
         with open(stamp, "w"):
             pass
         with os.scandir(folder) as entries:
-            for entry in entries:
-                if entry.name.startswith(".") or not entry.is_file(follow_symlinks=False):
+            names = {e.name: e.stat(follow_symlinks=False).st_mtime for e in entries
+                     if not e.name.startswith(".") and e.is_file(follow_symlinks=False)}
+        for name, mtime in names.items():
+            if now - mtime <= GC_AGE_S:
+                continue
+            if name.endswith(".lock"):
+                # A lock keeps its creation time; it goes only with its (old or gone) state,
+                # never under a live session, which would then lock a new file beside it.
+                owner = name[: -len(".lock")]
+                if owner in names and now - names[owner] <= GC_AGE_S:
                     continue
-                if now - entry.stat(follow_symlinks=False).st_mtime > GC_AGE_S:
-                    os.unlink(entry.path)
-                    removed += 1
+            os.unlink(os.path.join(folder, name))
+            removed += 1
+        removed += _collect_caches(state_dir, now)
     except OSError:
         pass
+    return removed
+
+
+def _collect_caches(state_dir: str, now: float) -> int:
+    """Per-project config caches of projects not seen for GC_AGE_S."""
+    removed = 0
+    with os.scandir(state_dir) as entries:
+        for entry in entries:
+            if (entry.name.startswith("config-cache-") and entry.is_file(follow_symlinks=False)
+                    and now - entry.stat(follow_symlinks=False).st_mtime > GC_AGE_S):
+                os.unlink(entry.path)
+                removed += 1
     return removed

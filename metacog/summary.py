@@ -8,11 +8,12 @@ Small and bounded: counters, a few maxima, a capped list of lessons.
 
 from __future__ import annotations
 
+from metacog.action import EDIT_TOOLS
+
 SCHEMA = 1
 LESSONS_CAP = 20
 READ_TOOLS = ("Read", "NotebookRead")
 SEARCH_TOOLS = ("Grep", "Glob", "LS", "WebSearch")
-EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
 
 
 def new() -> dict:

@@ -19,7 +19,7 @@ from metacog import fastjson
 READ_CAP = 4 * 1024 * 1024  # new bytes read per hook call at most
 FIRST_LOOK = 1024 * 1024  # a resumed session's history is not replayed: start near the end
 PENDING_CAP = 64  # tool_use ids remembered while waiting for their results
-REFUSED_MARK = b"<tool_use_error>"
+TARGET_KEEP = 300  # characters of a pending call's path or command kept (a heredoc is not a target)
 
 
 def usage_tokens(usage: object) -> int:
@@ -122,7 +122,8 @@ def _parse(line: bytes, out: Reading, pending: dict) -> None:
                 if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("id"), str):
                     tool_input = block.get("input") if isinstance(block.get("input"), dict) else {}
                     # Only what a target needs; never file contents.
-                    slim = {k: v for k, v in tool_input.items() if k in _TARGET_KEYS and isinstance(v, str)}
+                    slim = {k: v[:TARGET_KEEP] for k, v in tool_input.items()
+                            if k in _TARGET_KEYS and isinstance(v, str)}
                     pending[block["id"][:80]] = [str(block.get("name", "?"))[:40], slim]
     elif entry.get("type") == "user" and isinstance(content, list):
         for block in content:

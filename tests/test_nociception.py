@@ -11,7 +11,7 @@ def bash_failure(error: str, command: str = "pytest -x") -> dict:
 
 def edit(n: int) -> dict:
     payload = captured("PostToolUse", "Edit")
-    payload["tool_input"]["new_string"] = f"return {n}"
+    payload["tool_input"]["new_string"] = payload["tool_response"]["newString"] = f"return {n}"
     return payload
 
 
@@ -84,11 +84,16 @@ def test_errors_of_a_subagent_are_its_own() -> None:
 
 
 def test_red_green_test_cycles_are_not_a_loop() -> None:
+    # The same test fails, is fixed (green), and fails again after the next change:
+    # each pass of the failing command ends the streak, so four reds never make a loop.
+    red = bash_failure("Exit code 1\nFAILED tests/test_app.py::test_total - assert 1 == 2\n1 failed, 3 passed")
+    green = captured("PostToolUse", "Bash", tool_input={"command": "pytest -x", "description": "x"},
+                     tool_response={"stdout": "4 passed", "stderr": "", "interrupted": False,
+                                    "isImage": False, "noOutputExpected": False})
     said = []
     for i in range(4):
-        red = bash_failure(f"Exit code 1\nFAILED tests/test_app.py::test_{i} - assert 1 == 2\n1 failed, {i} passed")
-        green = captured("PostToolUse", "Bash", tool_input={"command": "pytest -x", "description": "x"},
-                         tool_response={"stdout": f"{i + 1} passed", "stderr": "", "interrupted": False,
-                                        "isImage": False, "noOutputExpected": False})
         said += [agent_text(send(red)), agent_text(send(edit(i))), agent_text(send(green))]
     assert said == [""] * 12
+    assert agent_text(send(red)) == ""
+    assert agent_text(send(red)) == ""
+    assert agent_text(send(red)).startswith("metacog: the same error 3 times")  # without greens it is

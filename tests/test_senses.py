@@ -329,3 +329,11 @@ def test_time_inside_a_subagent_does_not_count_but_work_around_it_does() -> None
         said.append(agent_text(send(bash(f"echo b{i}"), now=now)))
     assert not any(said[:-1])
     assert "15 minutes since the person last spoke" in said[-1]
+
+
+def test_a_reread_warning_is_not_used_up_during_a_cooldown() -> None:
+    said = texts([bash("make")] * 4 + [read("/home/dev/project/src/app.py")] * 3
+                 + [bash(f"echo {i}", stdout=str(i)) for i in range(6)] + [read("/home/dev/project/src/app.py")])
+    assert "4 times in a row" in said[3]
+    assert not any(said[4:13])  # the cooldown after the first message
+    assert "read src/app.py 4 times" in said[13]

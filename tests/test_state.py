@@ -169,3 +169,16 @@ def test_a_sense_that_breaks_does_not_silence_the_others(isolated_home: Path, mo
     replies = [send(payload) for _ in range(3)]
     assert replies[2] is not None and "the same error 3 times" in replies[2]["hookSpecificOutput"]["additionalContext"]
     assert "sense vestibular failed: ZeroDivisionError" in (isolated_home / "state" / "metacog.log").read_text()
+
+
+def test_gc_keeps_the_lock_of_a_live_session(isolated_home: Path) -> None:
+    send(captured("PostToolUse", "Bash", session_id="live"))
+    folder = isolated_home / "state" / "sessions"
+    old = time.time() - state.GC_AGE_S - 10
+    os.utime(folder / "live.json.lock", (old, old))  # created long ago, the session still runs
+    stray = folder / "gone.json.lock"
+    stray.write_text("")
+    os.utime(stray, (old, old))
+    state.collect_garbage(str(isolated_home / "state"), time.time())
+    assert (folder / "live.json.lock").exists() and (folder / "live.json").exists()
+    assert not stray.exists()

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from metacog.action import EDIT_TOOLS
 from metacog.senses.signal import INTERRUPT, Signal, memory, short
 
 NAME = "nociception"
-EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
 
 
 def feel(win: dict, action: dict, ctx: object) -> Signal | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from metacog.action import EDIT_TOOLS
 from metacog.senses.signal import Signal, memory, short
 
 NAME = "vestibular"
@@ -72,7 +73,7 @@ def _reads(mem: dict, action: dict, cfg: dict) -> tuple[list, str] | None:
         return None
     reads = mem.setdefault("reads", {})
     if action["tool"] != "Read":
-        if action["tool"] in ("Edit", "Write", "MultiEdit", "NotebookEdit"):
+        if action["tool"] in EDIT_TOOLS:
             for key in [k for k in reads if k == path or k.startswith(path + "@")]:
                 del reads[key]
         return None
