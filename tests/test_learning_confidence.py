@@ -121,3 +121,36 @@ def test_a_session_written_twice_counts_once(project: str) -> None:
     rec = {"v": 1, "type": "detection", "rule": "error-loop", "at": T0, "session": "abcd1234"}
     store.append(store.project_path(project), [rec, rec, {**rec, "session": "ffff0000"}], T0, 1 << 20, 30)
     assert rule(project, "error-loop", T0)["detections"] == 2
+
+
+def evidence(kind: str, session: str = "abcd1234", rule_id: str = "error-loop", at: float = T0) -> dict:
+    return {"v": 1, "type": kind, "rule": rule_id, "at": at, "session": session}
+
+
+@pytest.mark.parametrize(("kinds", "expected"), [
+    pytest.param(["suppression", "detection"], (1, 0), id="held-then-looped"),
+    pytest.param(["detection", "suppression"], (0, 1), id="looped-then-held"),
+    pytest.param(["detection", "detection"], (1, 0), id="written-twice"),
+    pytest.param(["suppression", "detection", "suppression"], (0, 1), id="latest-of-three"),
+    pytest.param(["detection", "retraction"], None, id="withdrawn"),
+    pytest.param(["detection", "retraction", "suppression"], (0, 1), id="withdrawn-then-held"),
+])
+def test_the_latest_evaluation_of_a_session_wins(kinds: list[str], expected: tuple | None) -> None:
+    mine = [evidence(k, at=T0 + i) for i, k in enumerate(kinds)]
+    got = confidence.tally(mine).get("error-loop")
+    assert (tuple(got[:2]) if got else None) == expected
+    with_another = confidence.tally([*mine, evidence("detection", "ffff0000")])["error-loop"]
+    assert tuple(with_another[:2]) == (1 + (expected or (0, 0))[0], (expected or (0, 0))[1])
+
+
+def test_compaction_keeps_only_the_latest_evaluation_of_a_session(project: str) -> None:
+    path = store.project_path(project)
+    recs = [evidence("suppression", at=T0), evidence("detection", at=T0 + 60),
+            evidence("detection", "0000aaaa", "write-heavy", T0),
+            evidence("retraction", "0000aaaa", "write-heavy", T0)]
+    store.append(path, recs, T0, 1 << 20, 30)
+    before = confidence.tally(store.read(path, T0 + DAY).records)
+    assert store._compact(path, T0 + 60 * DAY, 1 << 20, 30)  # everything old enough to fold
+    after = store.read(path, T0 + 60 * DAY).records
+    assert [r["type"] for r in after] == ["aggregate"]
+    assert confidence.tally(after) == before == {"error-loop": [1, 0, T0 + 60, T0 + 60]}

@@ -10,7 +10,7 @@ import pytest
 from learningtest import DAY, LOOP, T0, active, cfg, session, state_dir
 
 from metacog import config, learning
-from metacog.learning import detectors, digest, store
+from metacog.learning import build, detectors, digest, settings, store
 
 project = learningtest.project
 
@@ -90,10 +90,24 @@ def test_the_hard_ceiling_wins_over_any_setting(project: str) -> None:
     assert len(text) <= config.DIGEST_HARD_CEILING < 10000
 
 
-def test_a_budget_too_small_to_say_anything_is_off_not_silent_truncation(project: str) -> None:
-    every_rule(project)
-    assert learning.digest_once(project, "s0", state_dir(), cfg(digest={"max_chars": 50}), T0) == ""
-    assert active("s0") == set()
+def test_a_budget_too_small_to_say_anything_is_raised_to_the_minimum(project: str) -> None:
+    ids = every_rule(project)
+    for sid, tiny in (("s0", 50), ("s1", 0), ("s2", settings.DIGEST_MIN_CHARS - 1)):
+        text = learning.digest_once(project, sid, state_dir(), cfg(digest={"max_chars": tiny}), T0)
+        assert text.startswith(build.HEADER) and len(text) <= settings.DIGEST_MIN_CHARS
+        assert text.endswith(f"- {len(ids) - len(active(sid))} more rules left out of this digest; "
+                             "/metacog status lists them.")
+
+
+def test_the_minimum_budget_fits_the_header_and_the_left_out_line() -> None:
+    assert settings.digest({"digest": {"max_chars": 1}})["max_chars"] == settings.DIGEST_MIN_CHARS
+    longest = max(len(build.left_out(n)) for n in range(1, len(detectors.RULES) + 1))
+    assert len(build.HEADER) + 1 + longest <= settings.DIGEST_MIN_CHARS
+    rules = [{"id": r, "scope": "global", "detections": 10**7, "suppressions": 10**7, "enabled": True}
+             for r in detectors.RULES]
+    text, shown = build.render(rules, "", 1000, settings.DIGEST_MIN_CHARS)
+    assert text.splitlines()[0] == build.HEADER and len(text) <= settings.DIGEST_MIN_CHARS
+    assert text.splitlines()[-1] == build.left_out(len(rules) - len(shown))
 
 
 def test_switched_off_detectors_leave_the_digest(project: str) -> None:

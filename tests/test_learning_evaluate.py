@@ -167,3 +167,127 @@ def test_the_loop_through_the_hook(wired: None, project: str) -> None:
     held = rule(project, "error-loop", T0 + DAY + 61)
     assert (held["detections"], held["suppressions"]) == (1, 0)  # two never erred: the situation never arose
     assert store.project_path(project).startswith(project)
+
+
+# A session idle for stale_after_minutes is evaluated by the next session of its project,
+# though it may still be open; what it does afterwards must not be lost, and the latest
+# evaluation of a session replaces the earlier ones instead of adding to them.
+def index_tally(root: str, rule_id: str) -> list | None:
+    import json
+
+    index = json.loads(Path(scopes.index_path()).read_text())
+    return index["rules"].get(rule_id, {}).get("projects", {}).get(scopes.project_hash(root))
+
+
+def idle_then_more(root: str, sid: str, before: dict, after: dict) -> None:
+    """`sid` works, goes idle for 3 hours (another session evaluates it), works again, ends."""
+    write_session(sid, root, T0, **before)
+    start(root, "meanwhile", T0 + 3 * HOUR)  # stale: evaluated while still open
+    write_session(sid, root, T0 + 4 * HOUR, **after)
+    learning.on_session_end(root, sid, state_dir(), cfg(), T0 + 4 * HOUR)
+
+
+def test_work_after_an_idle_evaluation_is_not_lost(project: str) -> None:
+    idle_then_more(project, "a", learningtest.QUIET, {**LOOP, "calls": 9})
+    assert [(r["type"], r["rule"], r["at"]) for r in project_records(project)] == [
+        ("detection", "error-loop", T0 + 4 * HOUR)]
+    assert rule(project, "error-loop", T0 + 5 * HOUR)["detections"] == 1
+
+
+def test_a_suppression_later_detected_counts_as_the_detection_only(project: str) -> None:
+    learningtest.session(project, "s0", T0 - DAY, LOOP)  # makes error-loop active in the next digest
+    learning.digest_once(project, "a", state_dir(), cfg(), T0 - 600)
+    idle_then_more(project, "a", learningtest.CALM, {**LOOP, "calls": 20})
+    r = rule(project, "error-loop", T0 + 5 * HOUR)
+    assert (r["detections"], r["suppressions"]) == (2, 0)
+    assert index_tally(project, "error-loop")[:2] == [2, 0]  # the promotion index agrees
+
+
+def test_evidence_a_later_evaluation_no_longer_gives_is_withdrawn(project: str) -> None:
+    heavy = {"calls": 8, "main_calls": 8, "edits": 8}  # write-heavy: 8 edits, no reading
+    idle_then_more(project, "a", heavy, {**heavy, "calls": 20, "reads": 10})
+    assert rule(project, "write-heavy", T0 + 5 * HOUR) is None
+    assert index_tally(project, "write-heavy")[:2] == [0, 0]
+
+
+def test_an_unchanged_verdict_is_not_written_again(project: str) -> None:
+    idle_then_more(project, "a", LOOP, {**LOOP, "calls": 30})
+    assert len(project_records(project)) == 1
+    assert index_tally(project, "error-loop")[:2] == [1, 0]
+    learning.on_session_end(project, "a", state_dir(), cfg(), T0 + 5 * HOUR)  # nothing new: nothing done
+    start(project, "later", T0 + DAY)
+    assert len(project_records(project)) == 1
+
+
+def test_a_resumed_session_is_not_taken_for_ended(project: str) -> None:
+    write_session("a", project, T0, **learningtest.QUIET)
+    learning.on_session_end(project, "a", state_dir(), cfg(), T0)
+    start(project, "a", T0 + HOUR)  # `claude --resume`: the same id starts again
+    write_session("a", project, T0 + 2 * HOUR, **LOOP)
+    start(project, "b", T0 + 2 * HOUR + 60)  # a is running again, and not stale
+    assert project_records(project) == []
+    learning.on_session_end(project, "a", state_dir(), cfg(), T0 + 3 * HOUR)
+    assert [r["rule"] for r in project_records(project)] == ["error-loop"]
+
+
+def test_the_done_mark_says_what_was_evaluated(project: str) -> None:
+    import json
+
+    write_session("a", project, T0, **LOOP)
+    learning.on_session_end(project, "a", state_dir(), cfg(), T0 + 60)
+    mark = json.loads(Path(state_dir(), "learning", "marks", "a.done").read_text())
+    assert mark["updated"] == T0 and mark["evidence"] == [["detection", "error-loop", ""]]
+    assert isinstance(mark["seen"], str) and project not in json.dumps(mark["evidence"])
+
+
+def test_retrospectives_and_digest_caches_of_projects_not_seen_for_30_days_are_collected(
+        project: str, make_project: Callable[[str], str]) -> None:
+    other = make_project("other")
+    for i, root in enumerate((project, other)):
+        learningtest.session(root, f"s{i}", T0 + i, {**LOOP, "calls": 5})
+    folder = Path(state_dir(), "learning")
+    mine, theirs = ({Path(digest.retro_path(state_dir(), root)).name, Path(digest.cache_path(state_dir(), root)).name}
+                    for root in (project, other))
+    assert {p.name for p in folder.glob("*.json")} == mine | theirs
+    now = time.time()
+    for name in mine:  # untouched for 31 days: the project was not worked on since
+        os.utime(folder / name, (now - 31 * DAY, now - 31 * DAY))
+    stray = folder / f"{min(mine)}.tmp-999"  # a writer killed before its rename
+    stray.write_text("{")
+    os.utime(stray, (now - 31 * DAY, now - 31 * DAY))
+    evaluate.collect_marks(state_dir(), now)
+    assert {p.name for p in folder.iterdir() if p.is_file()} == theirs
+    assert sorted(p.name for p in (folder / "marks").iterdir()) == sorted(  # their sessions' states remain
+        f"s{i}.{kind}" for i in range(2) for kind in ("active", "done", "done.lock", "ended"))
+
+
+def test_marks_of_every_kind_go_with_their_session(project: str) -> None:
+    learningtest.session(project, "s0", T0, LOOP)
+    marks = Path(state_dir(), "learning", "marks")
+    (marks / "s0.done.tmp-999").write_text("{")
+    assert {p.name.split(".", 1)[1] for p in marks.iterdir()} == {"active", "done", "done.lock", "ended",
+                                                                  "done.tmp-999"}
+    far = time.time() + 2 * DAY
+    evaluate.collect_marks(state_dir(), far)
+    assert len(list(marks.iterdir())) == 5  # the session's state is still there
+    os.unlink(state.path_for(state_dir(), "s0"))
+    evaluate.collect_marks(state_dir(), far)
+    assert list(marks.iterdir()) == []
+
+
+def test_a_session_quiet_for_hours_then_looping_through_the_hook(wired: None, project: str) -> None:
+    def event(name: str, sid: str, **extra: object) -> dict:
+        base = captured(name) if name != "SessionEnd" else {"hook_event_name": "SessionEnd", "reason": "other"}
+        return {**base, "session_id": sid, "cwd": project, **extra}
+
+    send(event("SessionStart", "a"), now=T0)
+    send(event("UserPromptSubmit", "a"), now=T0 + 1)
+    for i in range(3):
+        send({**captured("PostToolUse", "Bash"), "session_id": "a", "cwd": project}, now=T0 + 10 + i)
+    send(event("SessionStart", "b"), now=T0 + 3 * HOUR)  # a is stale: evaluated, still open
+    assert project_records(project) == []
+    fail = {**captured("PostToolUseFailure", "Bash"), "session_id": "a", "cwd": project}
+    for i in range(6):
+        send(fail, now=T0 + 3 * HOUR + 60 + i)
+    send(event("SessionEnd", "a"), now=T0 + 3 * HOUR + 120)
+    assert [(r["type"], r["rule"]) for r in project_records(project)] == [("detection", "error-loop")]

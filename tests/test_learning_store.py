@@ -169,12 +169,40 @@ def test_an_unparseable_store_is_never_overwritten(project: str) -> None:
     assert Path(path).read_bytes() == before
 
 
-def test_records_read_fast_enough(project: str) -> None:
-    import time
-
+def test_reading_a_store_is_one_bounded_pass(project: str, monkeypatch: pytest.MonkeyPatch) -> None:
     recs = [{"v": 1, "type": "detection", "rule": "error-loop", "at": T0, "session": f"{i:016x}"}
             for i in range(20000)]
-    write_store(project, [json.dumps(r) for r in recs])
-    start = time.perf_counter()
-    got = confidence.tally(store.read(store.project_path(project), T0).records)
-    assert got["error-loop"][0] == 20000 and time.perf_counter() - start < 2.0
+    path = write_store(project, [json.dumps(r) for r in recs])
+    reads, parsed = [], []
+    real_read, real_loads = store.read_fd, store.fastjson.loads
+
+    def read_fd(fd: int, cap: int) -> bytes:
+        data = real_read(fd, cap)
+        reads.append((cap, len(data)))
+        return data
+
+    def loads(text: str) -> object:
+        parsed.append(len(text))
+        return real_loads(text)
+
+    monkeypatch.setattr(store, "read_fd", read_fd)
+    monkeypatch.setattr(store.fastjson, "loads", loads)
+    got = confidence.tally(store.read(path, T0).records)
+    assert got["error-loop"][0] == 20000
+    # One read of the file, once, and one parse per line: linear in the store's size.
+    assert reads == [(store.READ_CAP + 1, os.path.getsize(path))] and len(parsed) == 20000
+    # Past the cap, only the beginning is read and parsed, whatever the file's size.
+    monkeypatch.setattr(store, "READ_CAP", 100 * 1024)
+    reads.clear()
+    parsed.clear()
+    contents = store.read(path, T0)
+    assert contents.truncated and reads == [(100 * 1024 + 1, 100 * 1024 + 1)]
+    assert 0 < len(parsed) == len(contents.records) and sum(parsed) + len(parsed) <= 100 * 1024
+
+
+def test_the_quarantine_keeps_the_newest_copies(project: str) -> None:
+    path = store.project_path(project)
+    for i in range(store.QUARANTINE_KEEP + 5):
+        store.quarantine(path, f"copy {i}\n".encode(), T0 + i)
+    kept = sorted(Path(p).read_text() for p in learning.health(project)["quarantined"])
+    assert kept == sorted(f"copy {i}\n" for i in range(5, store.QUARANTINE_KEEP + 5))

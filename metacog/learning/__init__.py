@@ -3,9 +3,9 @@
 The API the hook and the CLI call. Each function imports what it needs when called:
 `digest_once` runs on every UserPromptSubmit and must stay cheap.
 
-  on_session_start  evaluate this project's earlier sessions that finished unevaluated
+  on_session_start  evaluate this project's earlier sessions that finished, or changed since evaluated
   digest_once       the digest for the first prompt of a session ('' afterwards)
-  on_session_end    evaluate this session, exactly once
+  on_session_end    evaluate this session (again, if it went on after an earlier evaluation)
   rules             every live rule, merged and ranked (for `metacog status --json`)
   forget            remove a rule's evidence from one store or both
   health            skipped lines and sizes per store (for `metacog doctor`)

@@ -75,14 +75,14 @@ def retro_line(retro: object) -> str:
 
 
 def render(rules: list[dict], retro: str, max_rules: int, max_chars: int) -> tuple[str, list[str]]:
-    """(text, ids of the rules shown). Never drops a rule without saying how many were left out."""
+    """(text, ids of the rules shown). Never drops a rule without saying how many were left out;
+    `max_chars` is at least settings.DIGEST_MIN_CHARS, as settings.digest gives it."""
     candidates = [r for r in rules if r["enabled"]]
     if not candidates:
         text = clean(f"metacog: {retro[2:]}") if retro else ""
         return (text if len(text) <= max_chars else ""), []
+    # settings.DIGEST_MIN_CHARS keeps max_chars large enough for the header and this line.
     reserve = len(left_out(len(candidates))) + 1
-    if len(HEADER) + reserve > max_chars:
-        return "", []  # a budget too small even to say what was left out: the digest is off
     lines, used, shown = [HEADER], len(HEADER), []
     for i, rule in enumerate(candidates):
         if len(shown) >= max_rules:

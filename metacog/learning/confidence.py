@@ -13,6 +13,8 @@ session happened, and tests date it at will.
 
 from __future__ import annotations
 
+from metacog.learning import store
+
 DAY = 86400.0
 PRIOR = 2.0  # 1 piece of evidence: 0.33; 4: 0.67; 18: 0.9
 
@@ -20,32 +22,21 @@ PRIOR = 2.0  # 1 piece of evidence: 0.33; 4: 0.67; 18: 0.9
 def tally(records: list[dict]) -> dict[str, list]:
     """rule -> [detections, suppressions, first, last] over validated records.
 
-    A session evaluated twice (a crash between writing its evidence and marking it
-    done) wrote the same records twice: they carry the same session hash and count once.
+    A session evaluated again (it went quiet, was evaluated, then went on; or a crash
+    between writing its evidence and marking it done) wrote evidence again under the same
+    session hash: for each (rule, session, sig) the last record counts, a retraction as nothing.
     """
     totals: dict[str, list] = {}
-    seen: set[tuple] = set()
+    latest: dict[tuple, dict] = {}
     for rec in records:
-        kind, rule = rec["type"], rec["rule"]
-        if kind == "aggregate":
-            d, s, first, last = rec["detections"], rec["suppressions"], rec["first"], rec["last"]
+        k = store.key(rec)
+        if k is None:
+            store.fold(totals, rec)
         else:
-            session = rec.get("session")
-            if session is not None:
-                key = (kind, rule, session, rec.get("sig"))
-                if key in seen:
-                    continue
-                seen.add(key)
-            d, s = (0, 1) if kind == "suppression" else (1, 0)
-            first = last = rec["at"]
-        entry = totals.get(rule)
-        if entry is None:
-            totals[rule] = [d, s, first, last]
-        else:
-            entry[0] += d
-            entry[1] += s
-            entry[2] = min(entry[2], first)
-            entry[3] = max(entry[3], last)
+            latest[k] = rec  # a later line of the same session replaces an earlier one
+    for rec in latest.values():
+        if rec["type"] != store.RETRACTION:
+            store.fold(totals, rec)
     return totals
 
 

@@ -1,15 +1,26 @@
-"""Each finished session evaluated exactly once: at SessionEnd, or when the next one of its project starts.
+"""Each finished session turned into evidence: at SessionEnd, or when the next one of its project
+starts; and again when it went on after that.
 
 A session is finished when SessionEnd arrived (its `.ended` mark) or when its state
-has not been updated for `stale_after_minutes`. Evaluation runs under a lock per
-session and leaves a `.done` mark, so SessionEnd racing the next SessionStart
+has not been updated for `stale_after_minutes`. Quiet that long, it may still be open:
+evaluated by the next session of its project, it can go on working and end later. So
+the `.done` mark records what was evaluated (the state's `updated`, a hash of the
+summary and of the rules its digest carried, and the evidence it gave), and a session
+whose state has moved on since is evaluated again. Only what changed is appended, with
+retractions for evidence no longer given; a store counts the last record of each
+(rule, session) and the promotion index uncounts what was replaced, so the latest
+evaluation of a session wins and nothing counts twice. One bound: were the rule
+promoted between two evaluations of a session, the aggregate sent to the global store
+then already holds the earlier verdict, and a changed one is added beside it.
+
+Evaluation runs under a lock per session, so SessionEnd racing the next SessionStart
 evaluates it once; were a writer killed between its evidence and its mark, the
 evidence carries the session's hash and the tally counts it once.
 
 The marks live in `<state dir>/learning/marks/`, named by session id, so sessions
 of one project never touch each other's; a mark is collected only once its
 session's state is gone (otherwise a collected `.done` would let the session be
-evaluated again).
+evaluated from scratch).
 """
 
 from __future__ import annotations
@@ -18,11 +29,14 @@ import math
 import os
 
 from metacog import fastjson, state
-from metacog.fsutil import atomic_write, ensure_dir, locked, log_error
+from metacog.fsutil import atomic_write, ensure_dir, locked, log_error, read_capped
 from metacog.learning import detectors, digest, scopes, settings, store
 
 MARK_GC_AGE_S = 24 * 3600
 CACHE_GC_AGE_S = 30 * 24 * 3600
+CACHE_PREFIXES = ("digest-", "retro-")  # per project, in <state dir>/learning
+MARK_CAP = 64 * 1024  # a `.done` mark lists at most one piece of evidence per rule and lesson
+MARK_SCHEMA = 2
 DAY = 86400.0
 
 
@@ -38,46 +52,102 @@ def _number(value: object) -> float:
     return float(value)
 
 
+def _read_mark(path: str) -> dict | None:
+    """A `.done` mark: None if there is none, {} if it cannot say what was evaluated."""
+    if not os.path.lexists(path):
+        return None
+    try:
+        mark = fastjson.loads(read_capped(path, MARK_CAP) or b"null")
+    except ValueError:
+        return {}
+    return mark if isinstance(mark, dict) else {}
+
+
+def _pending(mark: dict | None, st: dict | None) -> bool:
+    """Never evaluated, or its state moved on since it was."""
+    if mark is None:
+        return True
+    if mark.get("v") != MARK_SCHEMA:
+        return False  # an older mark, or a broken one: evaluated, and what it gave is unknown
+    return st is not None and _number(st.get("updated")) != _number(mark.get("updated"))
+
+
+def _fingerprint(summary: object, active: set[str]) -> str:
+    """What an evaluation reads: the summary and the rules the session's digest carried."""
+    seen = [summary, sorted(active)]
+    try:
+        text = fastjson.dumps(seen)
+    except (TypeError, ValueError):  # NaN, or a type JSON lacks
+        text = repr(seen)
+    return store.short_hash(text)
+
+
+def _evidence(mark: dict | None) -> list[list[str]]:
+    """[type, rule, hashed sig or ''] for each piece of evidence the last evaluation gave."""
+    given = mark.get("evidence") if mark else None
+    return [list(e) for e in given if isinstance(e, list) and len(e) == 3
+            and all(isinstance(x, str) for x in e) and e[0] in store.EVIDENCE and e[1] in detectors.RULES] \
+        if isinstance(given, list) else []
+
+
 def evaluate(state_dir: str, session_id: str, root_hint: str, cfg: dict, now: float) -> bool:
-    """Turn one session's summary into evidence, once. True if this call evaluated it."""
+    """Turn one session's summary into evidence, or bring its evidence up to date with it.
+    True if this call wrote evidence (or, for a session with nothing to say, its mark)."""
     sid = state.clean_session_id(session_id)
     if not sid:
         return False
     done = _mark(state_dir, sid, "done")
-    if os.path.lexists(done):
+    if not _pending(_read_mark(done), state.read(state_dir, sid)):
         return False
     ensure_dir(digest.marks_dir(state_dir))
     with locked(done, timeout=10.0):
-        if os.path.lexists(done):
+        mark, st = _read_mark(done), state.read(state_dir, sid)
+        if not _pending(mark, st):
             return False  # the racing hook finished it while we waited
-        st = state.read(state_dir, sid) or {}
+        st = st or {}
         root = st.get("root") if isinstance(st.get("root"), str) and st.get("root") else root_hint
         summary = st.get("summary")
-        written = 0
-        if isinstance(summary, dict) and root:
-            written = _record(state_dir, sid, root, st, summary, cfg, now)
-        atomic_write(done, fastjson.dumps({"v": 1, "at": now, "root": root, "records": written}))
-    return True
+        active = digest.read_active(state_dir, sid)
+        seen = _fingerprint(summary, active)
+        evidence, written = _evidence(mark), -1
+        if mark is None or mark.get("seen") != seen:
+            written = 0
+            if isinstance(summary, dict) and root:
+                evidence, written = _record(state_dir, sid, root, st, summary, active, cfg, now, evidence)
+        # Rewritten when nothing changed too: the state's new `updated` is then known to say nothing new.
+        atomic_write(done, fastjson.dumps({"v": MARK_SCHEMA, "at": now, "root": root,
+                                           "updated": st.get("updated"), "seen": seen,
+                                           "evidence": evidence, "records": max(written, 0)}))
+    return written >= 0
 
 
-def _record(state_dir: str, sid: str, root: str, st: dict, summary: dict, cfg: dict, now: float) -> int:
+def _record(state_dir: str, sid: str, root: str, st: dict, summary: dict, active: set[str], cfg: dict,
+            now: float, previous: list[list[str]]) -> tuple[list[list[str]], int]:
+    """Append what this evaluation changes; (the evidence it gives, records written)."""
     learn = settings.learning(cfg)
-    verdicts = detectors.judge(summary, digest.read_active(state_dir, sid), cfg)
     # Dated when the session happened, not when it was evaluated.
     when = _number(summary.get("last_ts")) or _number(st.get("updated")) or now
     when = round(min(when, now), 3)
     session = store.short_hash(sid)
-    records = []
-    for kind, rule, sig in verdicts:
-        rec = {"v": store.SCHEMA, "type": kind, "rule": rule, "at": when, "session": session}
+
+    def rec(kind: str, rule: str, sig: str) -> dict:
+        out = {"v": store.SCHEMA, "type": kind, "rule": rule, "at": when, "session": session}
         if sig:
-            rec["sig"] = store.short_hash(sig)  # the normalized signature, hashed: no error text
-        records.append(rec)
+            out["sig"] = sig  # the normalized signature, hashed: no error text
+        return out
+
+    evidence = [[kind, rule, store.short_hash(sig) if sig else ""]
+                for kind, rule, sig in detectors.judge(summary, active, cfg)]
+    before = {(rule, sig): kind for kind, rule, sig in previous}
+    after = {(rule, sig): kind for kind, rule, sig in evidence}
+    records = [rec(kind, *k) for k, kind in after.items() if before.get(k) != kind]
+    records += [rec(store.RETRACTION, *k) for k in before if k not in after]
+    superseded = [rec(kind, *k) for k, kind in before.items() if after.get(k) != kind]
     store.append(store.project_path(root), records, now, learn["compact_bytes"], learn["keep_days"])
-    to_global = scopes.record(root, records, learn["promote_projects"])
+    to_global = scopes.record(root, records, learn["promote_projects"], superseded)
     store.append(store.global_path(), to_global, now, learn["compact_bytes"], learn["keep_days"])
     _retrospective(state_dir, root, summary, when)
-    return len(records)
+    return evidence, len(records)
 
 
 def _retrospective(state_dir: str, root: str, summary: dict, when: float) -> None:
@@ -99,7 +169,8 @@ def _retrospective(state_dir: str, root: str, summary: dict, when: float) -> Non
 
 
 def finished(state_dir: str, root: str, session_id: str, now: float, stale_s: float) -> list[str]:
-    """Earlier sessions of `root` whose state exists, ended or stale, not yet evaluated."""
+    """Earlier sessions of `root` whose state exists, ended or stale, and not evaluated
+    since their state last changed."""
     folder = state.sessions_dir(state_dir)
     try:
         marks = set(os.listdir(digest.marks_dir(state_dir)))
@@ -114,10 +185,12 @@ def finished(state_dir: str, root: str, session_id: str, now: float, stale_s: fl
         if not name.endswith(".json") or name.startswith("."):
             continue
         sid = name[:-5]
-        if sid == session_id or f"{sid}.done" in marks or state.clean_session_id(sid) != sid:
+        if sid == session_id or state.clean_session_id(sid) != sid:
             continue
         st = state.read(state_dir, sid)
         if st is None or st.get("root") != root:
+            continue
+        if f"{sid}.done" in marks and not _pending(_read_mark(_mark(state_dir, sid, "done")), st):
             continue
         if f"{sid}.ended" in marks or now - _number(st.get("updated")) >= stale_s:
             out.append(sid)
@@ -125,8 +198,8 @@ def finished(state_dir: str, root: str, session_id: str, now: float, stale_s: fl
 
 
 def collect_marks(state_dir: str, now: float) -> int:
-    """Remove marks (and their locks) of sessions whose state is gone, and digest caches of
-    projects not seen for CACHE_GC_AGE_S. Best-effort."""
+    """Remove marks (and their locks) of sessions whose state is gone, and the digest caches
+    and retrospectives of projects not seen for CACHE_GC_AGE_S. Best-effort."""
     removed = 0
     try:
         with os.scandir(digest.marks_dir(state_dir)) as entries:
@@ -139,7 +212,7 @@ def collect_marks(state_dir: str, now: float) -> int:
                     removed += 1
         with os.scandir(digest.learn_dir(state_dir)) as entries:
             for entry in entries:
-                if entry.name.startswith("digest-") and entry.is_file(follow_symlinks=False) and \
+                if entry.name.startswith(CACHE_PREFIXES) and entry.is_file(follow_symlinks=False) and \
                         now - entry.stat(follow_symlinks=False).st_mtime > CACHE_GC_AGE_S:
                     os.unlink(entry.path)
                     removed += 1
@@ -152,8 +225,13 @@ def on_session_start(root: str, session_id: str, state_dir: str, cfg: dict, now:
     learn = settings.learning(cfg)
     if not learn["enabled"] or not root:
         return
-    for sid in finished(state_dir, root, state.clean_session_id(session_id), now,
-                        learn["stale_after_minutes"] * 60):
+    own = state.clean_session_id(session_id)
+    if own:
+        try:  # a resumed session is running again: not ended until its next SessionEnd
+            os.unlink(_mark(state_dir, own, "ended"))
+        except OSError:
+            pass
+    for sid in finished(state_dir, root, own, now, learn["stale_after_minutes"] * 60):
         try:
             evaluate(state_dir, sid, root, cfg, now)
         except (OSError, TimeoutError, ValueError) as exc:

@@ -2,8 +2,8 @@
 
 A pattern one repository keeps hitting says something about that repository; one
 that shows up in `promote_projects` different projects says something about the
-agent. The index maps each rule to the projects (a hash of their real root, never
-the path) that produced evidence for it, with their counts. When a rule first
+agent. The index maps each rule to the projects (a hash of their identity, never
+the path or url; see `identity`) that produced evidence for it, with their counts. When a rule first
 reaches the threshold, one aggregate of all its evidence so far goes to the global
 store; from then on, every piece of evidence for it from any project goes there
 too. The index stays in the data dir: a project's committed file never learns
@@ -16,11 +16,12 @@ import os
 import time
 
 from metacog import fastjson, paths
-from metacog.fsutil import atomic_write, locked
+from metacog.fsutil import atomic_write, locked, read_capped
 from metacog.learning import store
 from metacog.learning.detectors import RULES
 
 INDEX_NAME = "learning-index.json"
+CONFIG_CAP = 64 * 1024  # a git config is a few hundred bytes
 INDEX_SCHEMA = 1
 PROJECTS_CAP = 200  # per rule; the least recently active go first
 
@@ -30,7 +31,84 @@ def index_path() -> str:
 
 
 def project_hash(root: str) -> str:
+    return store.short_hash(identity(root))
+
+
+def _legacy_hash(root: str) -> str:
+    # Earlier versions named a project by its real root; such entries are merged into the new name.
     return store.short_hash(os.path.realpath(root))
+
+
+def identity(root: str) -> str:
+    """What names the repository checked out at `root`, whichever checkout it is: the
+    normalized url of its `origin` remote, else its git common dir, else the real root.
+
+    Two worktrees share one common dir, two clones one origin; both are one project.
+    Read from git's files, never by running git: bounded reads of regular files only.
+    """
+    common = _common_dir(root)
+    if common:
+        config = read_capped(os.path.join(common, "config"), CONFIG_CAP)
+        if len(config) < CONFIG_CAP:  # one cut short might have lost the origin it names
+            url = _normal_url(_origin_url(config.decode("utf-8", "replace")), root)
+            if url:
+                return url
+        return os.path.realpath(common)
+    return os.path.realpath(root)
+
+
+def _common_dir(root: str) -> str:
+    """`<root>/.git`, or where a `.git` file (a worktree, a submodule) points, then on through
+    a worktree's `commondir` to the repository's own git dir; '' if none is found."""
+    dot = os.path.join(root, ".git")
+    if os.path.isdir(dot):
+        git_dir = dot
+    else:
+        first = read_capped(dot, 4096).decode("utf-8", "replace").partition("\n")[0]
+        if not first.startswith("gitdir:"):
+            return ""
+        git_dir = os.path.join(root, first[len("gitdir:"):].strip())
+    common = read_capped(os.path.join(git_dir, "commondir"), 4096).decode("utf-8", "replace").strip()
+    if common:
+        git_dir = os.path.join(git_dir, common)
+    git_dir = os.path.normpath(git_dir)
+    return git_dir if os.path.isdir(git_dir) else ""
+
+
+def _origin_url(config: str) -> str:
+    """The first `url` of `[remote "origin"]` in a git config file, '' if there is none."""
+    section = ""
+    for raw in config.splitlines():
+        line = raw.strip()
+        if line.startswith("["):
+            header = line[1:line.find("]")] if "]" in line else ""
+            name, _, sub = header.strip().partition(" ")
+            section = f"{name.lower()}.{sub.strip()}" if sub else header.strip().lower()
+            continue
+        key, eq, value = line.partition("=")
+        if eq and section in ('remote."origin"', "remote.origin") and key.strip().lower() == "url":
+            value = value.strip()
+            if value.startswith('"') and value.count('"') >= 2:
+                return value[1:value.index('"', 1)]
+            return value.split(" #")[0].split(" ;")[0].strip()
+    return ""
+
+
+def _normal_url(url: str, root: str) -> str:
+    """One spelling per remote: scheme, user, password, port, `.git` and case dropped
+    (`git@host:Owner/Repo.git` and `https://host/owner/repo` are one repository)."""
+    url = url.strip()
+    scheme, sep, rest = url.partition("://")
+    if sep and scheme.lower() != "file":
+        host, _, path = rest.partition("/")
+    elif not sep and ":" in url and "/" not in url.partition(":")[0]:
+        host, _, path = url.partition(":")  # scp-like: [user@]host:path
+    else:  # a local path: relative ones are relative to the checkout
+        path = os.path.normpath(os.path.join(root, rest if sep else url)) if url else ""
+        return f"file:{path.removesuffix('.git').rstrip('/')}" if path else ""
+    host = host.rpartition("@")[2].partition(":")[0].lower()
+    path = path.strip("/").removesuffix(".git").strip("/").lower()
+    return f"{host}/{path}" if host and path else ""
 
 
 def _load(path: str) -> dict:
@@ -62,27 +140,50 @@ def _valid(tally: object) -> bool:
             and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in tally))
 
 
-def record(root: str, records: list[dict], promote_projects: int) -> list[dict]:
-    """Count one session's evidence for its project; return what goes to the global store."""
-    if not root or not records:
+def _tally(entry: dict, project: str, legacy: str, at: float) -> list:
+    """The project's [detections, suppressions, first, last] for a rule, its old name's folded in."""
+    projects = entry["projects"]
+    old = projects.pop(legacy, None) if legacy != project else None
+    tally = projects.get(project)
+    if not _valid(tally):
+        tally = projects[project] = [0, 0, at, at]
+    if _valid(old):
+        tally[0], tally[1] = tally[0] + old[0], tally[1] + old[1]
+        tally[2], tally[3] = min(tally[2], old[2]), max(tally[3], old[3])
+    return tally
+
+
+def record(root: str, records: list[dict], promote_projects: int,
+           superseded: list[dict] | None = None) -> list[dict]:
+    """Count one evaluation's evidence for its project; return what goes to the global store.
+
+    `records` is what the evaluation adds (a retraction counts nothing, and goes where the
+    rule's evidence goes); `superseded`, the evidence of an earlier evaluation of the same
+    session that it replaces, is uncounted first: a session counts once, however often evaluated.
+    """
+    if not root or not (records or superseded):
         return []
-    project = project_hash(root)
+    project, legacy = project_hash(root), _legacy_hash(root)
     path = index_path()
     to_global: list[dict] = []
     with locked(path, timeout=5.0):
         index = _load(path)
         rules = index["rules"]
         touched: dict[str, list[dict]] = {}
+        for rec in superseded or ():
+            if rec["rule"] in RULES:
+                tally = _tally(_entry(rules, rec["rule"]), project, legacy, rec["at"])
+                kind = 1 if rec["type"] == "suppression" else 0
+                tally[kind] = max(tally[kind] - 1, 0)
         for rec in records:
             rule = rec["rule"]
             if rule not in RULES:
                 continue
             entry = _entry(rules, rule)
-            tally = entry["projects"].get(project)
-            if not _valid(tally):
-                tally = entry["projects"][project] = [0, 0, rec["at"], rec["at"]]
-            tally[1 if rec["type"] == "suppression" else 0] += 1
-            tally[2], tally[3] = min(tally[2], rec["at"]), max(tally[3], rec["at"])
+            if rec["type"] != store.RETRACTION:
+                tally = _tally(entry, project, legacy, rec["at"])
+                tally[1 if rec["type"] == "suppression" else 0] += 1
+                tally[2], tally[3] = min(tally[2], rec["at"]), max(tally[3], rec["at"])
             touched.setdefault(rule, []).append(rec)
         for rule, recs in touched.items():
             entry = rules[rule]
@@ -116,8 +217,10 @@ def forget(rule: str, root: str = "") -> None:
         rules = index["rules"]
         if root:
             entry = rules.get(rule)
-            changed = isinstance(entry, dict) and isinstance(entry.get("projects"), dict) and \
-                entry["projects"].pop(project_hash(root), None) is not None
+            projects = entry.get("projects") if isinstance(entry, dict) else None
+            names = {project_hash(root), _legacy_hash(root)} if isinstance(projects, dict) else set()
+            removed = [projects.pop(name, None) for name in names]
+            changed = any(tally is not None for tally in removed)
         else:
             changed = rules.pop(rule, None) is not None
         if changed:

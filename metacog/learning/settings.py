@@ -29,6 +29,11 @@ LEARNING: dict[str, object] = {
     "retrospective": True,  # one line on the project's previous session in the digest
 }
 DIGEST: dict[str, object] = {"enabled": True, "max_rules": 25, "max_chars": 2000}
+# The smallest digest budget: always room for the header and the "N more rules left out"
+# line (95 + 1 + 68 characters today), and for most single rules. A budget below it would
+# leave the digest the choice of cutting text silently or saying nothing at all; a smaller
+# setting is raised to it (tests/test_learning_digest.py checks that it still fits).
+DIGEST_MIN_CHARS = 300
 _LIMITS = {
     "promote_projects": (1, 1000),
     "decay_after_days": (0, 100000),
@@ -39,7 +44,7 @@ _LIMITS = {
     "compact_bytes": (1024, 1 << 30),
     "keep_days": (0, 100000),
     "max_rules": (0, 1000),
-    "max_chars": (0, DIGEST_HARD_CEILING),
+    "max_chars": (DIGEST_MIN_CHARS, DIGEST_HARD_CEILING),
 }
 
 

@@ -3,9 +3,15 @@
 One line per piece of evidence, each with a schema version:
   {"v":1,"type":"detection"|"suppression","rule":ID,"at":TS,"session":HASH}
   {"v":1,"type":"lesson","rule":ID,"at":TS,"session":HASH,"sig":HASH}
+  {"v":1,"type":"retraction","rule":ID,"at":TS,"session":HASH[,"sig":HASH]}
   {"v":1,"type":"aggregate","rule":ID,"detections":N,"suppressions":N,"first":TS,"last":TS}
 `at` is when the session happened; `session` and `sig` are short hashes (a session id,
 a normalized error signature), so a store holds no path, no error text, no prompt.
+
+A session may be evaluated again (it went quiet, was evaluated, then went on): the
+store stays append-only, and for each (rule, session, sig) the last line wins, so a
+later detection replaces an earlier suppression, and a retraction withdraws what a
+later evaluation no longer finds. Compaction keeps only the winners.
 
 A project's store is committed and shared, so it is read as untrusted input: a line
 that is not JSON, or whose fields have the wrong types, is skipped and counted
@@ -31,7 +37,9 @@ GLOBAL_NAME = "learnings.jsonl"
 PROJECT_DIR = ".claude"
 PROJECT_NAME = "metacog-learnings.jsonl"
 EVIDENCE = ("detection", "suppression", "lesson")
+RETRACTION = "retraction"
 AGGREGATE = "aggregate"
+QUARANTINE_KEEP = 20  # copies of broken stores kept for `metacog doctor`; the oldest go first
 READ_CAP = 64 << 20  # a healthy store stays under compact_bytes; past this it is not rewritten
 LINE_CAP = 1024  # a valid record is under 200 bytes
 COUNT_CAP = 10**7
@@ -130,7 +138,7 @@ def validate(rec: object, now: float) -> int:
         return CORRUPT
     if not is_rule_id(rule):
         return CORRUPT  # a rule id is a short token; anything else was never written by metacog
-    if version != SCHEMA or rule not in RULES or (kind not in EVIDENCE and kind != AGGREGATE):
+    if version != SCHEMA or rule not in RULES or kind not in (*EVIDENCE, RETRACTION, AGGREGATE):
         return UNKNOWN
     if kind == AGGREGATE:
         first, last = _when(rec.get("first"), now), _when(rec.get("last"), now)
@@ -275,7 +283,16 @@ def _aggregate(rule: str, tally: list) -> dict:
             "suppressions": min(tally[1], COUNT_CAP), "first": tally[2], "last": tally[3]}
 
 
-def _fold(totals: dict, rec: dict) -> None:
+def key(rec: dict) -> tuple | None:
+    """What a later evaluation of the same session replaces: None for what nothing replaces."""
+    session = rec.get("session")
+    if session is None or rec["type"] == AGGREGATE:
+        return None
+    return rec["rule"], session, rec.get("sig")
+
+
+def fold(totals: dict, rec: dict) -> None:
+    """Add one record (evidence or aggregate) to rule -> [detections, suppressions, first, last]."""
     if rec["type"] == AGGREGATE:
         d, s, first, last = rec["detections"], rec["suppressions"], rec["first"], rec["last"]
     else:
@@ -305,8 +322,21 @@ def quarantine(path: str, data: bytes, now: float) -> str:
             os.write(fd, data)  # the bytes as they were, undecoded
         finally:
             os.close(fd)
+        _cap_quarantine(folder)
         return target
     raise OSError(f"quarantine full for {base}")
+
+
+def _cap_quarantine(folder: str) -> None:
+    """Keep the QUARANTINE_KEEP newest copies: each may be as large as a store. Best-effort."""
+    try:
+        with os.scandir(folder) as entries:
+            copies = sorted((e.stat(follow_symlinks=False).st_mtime_ns, e.name, e.path) for e in entries
+                            if e.is_file(follow_symlinks=False))
+        for _, _, path in copies[:-QUARANTINE_KEEP]:
+            os.unlink(path)
+    except OSError:
+        pass
 
 
 def _compact(path: str, now: float, compact_bytes: int, keep_days: float) -> bool:
@@ -318,10 +348,14 @@ def _compact(path: str, now: float, compact_bytes: int, keep_days: float) -> boo
     totals: dict = {}
     recent: list[tuple[str, dict]] = []
     unknown: list[str] = []
-    for line, status, rec in contents.lines:
+    winner = {key(rec): i for i, (_, status, rec) in enumerate(contents.lines) if status == OK}
+    for i, (line, status, rec) in enumerate(contents.lines):
         if status == OK:
+            k = key(rec)
+            if k is not None and (winner[k] != i or rec["type"] == RETRACTION):
+                continue  # replaced by a later evaluation; a retraction goes with what it withdrew
             if rec["type"] == AGGREGATE or rec["at"] < cutoff:
-                _fold(totals, rec)
+                fold(totals, rec)
             else:
                 recent.append((line, rec))
         elif status == UNKNOWN:
@@ -331,7 +365,7 @@ def _compact(path: str, now: float, compact_bytes: int, keep_days: float) -> boo
     body = [line for line, _ in recent]
     if sum(len(line) + 1 for line in body) > compact_bytes // 2:
         for _, rec in recent:  # recent evidence alone is too much: fold it all
-            _fold(totals, rec)
+            fold(totals, rec)
         body = []
     head = [fastjson.dumps(_aggregate(rule, tally)) for rule, tally in totals.items()]
     if dropped:
