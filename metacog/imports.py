@@ -27,13 +27,13 @@ import zlib
 from bisect import bisect_right
 
 from metacog import fastjson
-from metacog.fsutil import atomic_write, ensure_dir, locked
+from metacog.fsutil import atomic_write, ensure_dir, locked, read_capped, read_fd
 
 SCHEMA = 1
 FILE_CAP = 1 << 20  # bytes; larger files are indexed as targets but never parsed
 FIRST_S = 1.5  # the first index; under the 2 s session lock timeout (fsutil.locked)
 RACY_NS = 2_000_000_000  # a stamp this recent may hide a same-tick rewrite: look again next time
-RETRY_S = 24 * 3600  # a repository too big to index is tried again after this
+RETRY_S = 24 * 3600  # a repository with more files than max_files is tried again after this
 KEEP_S = 30 * 24 * 3600  # index files of projects untouched this long are removed
 SAVE_LOCK_S = 0.02  # another process is saving: ours is not needed, the next refresh redoes it
 MAX_PATHSPECS = 200
@@ -42,6 +42,7 @@ MEMO_CAP = 100_000
 SWEEP_SHARE = 0.5  # of the budget, for stat-ing files; loading, parsing and asking take the rest
 RESUME_SHARE = 0.6  # of the budget, for going on with an index the first edit could not finish
 JOURNAL_MIN = 256 * 1024  # bytes; the journal is merged once past this and past 1/8 of the index
+GO_MOD_CAP = 65536  # bytes of a go.mod read for its `module` line (it comes first)
 GIT_ENV_DROP = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY")
 
 KINDS = {".py": "p", ".go": "g", ".rs": "r"}
@@ -524,12 +525,10 @@ def _go_package(root: str, folder: str) -> str:
     """The import path of the Go package in `folder`, from the nearest go.mod up to the root."""
     probe = folder
     for _ in range(64):
-        try:
-            with open(os.path.join(root, probe, "go.mod"), "rb") as fh:
-                head = fh.read(65536).decode("utf-8", "replace")
-        except OSError:
-            head = None
-        if head is not None:
+        gomod = os.path.join(root, probe, "go.mod")
+        if os.path.exists(gomod):
+            # The repository chose this file: it may be a link to /dev/zero or a FIFO.
+            head = read_capped(gomod, GO_MOD_CAP).decode("utf-8", "replace")
             for line in head.split("\n"):
                 words = line.split("//", 1)[0].split()
                 if len(words) >= 2 and words[0] == "module":
@@ -597,12 +596,18 @@ def _git(root: str, args: list[str], timeout: float) -> list[str] | None:
 
 
 def _walk(root: str, tops: list[str], deadline: float, cap: int) -> tuple[list[str], list[str]] | None:
-    """(files, dirs) under `tops` without git: skips hidden, dependency, build and venv dirs."""
+    """(files, dirs) under `tops` without git: skips hidden, dependency, build and venv dirs.
+
+    None when `deadline` came first; a walk that found more than `cap` files stops there
+    (the caller sees more than `cap`): running late says nothing about the size.
+    """
     files: list[str] = []
     dirs: list[str] = []
     stack = list(tops)
     while stack:
-        if time.perf_counter() > deadline or len(files) > cap:
+        if len(files) > cap:
+            break
+        if time.perf_counter() > deadline:
             return None
         rel = stack.pop()
         dirs.append(rel)
@@ -834,18 +839,23 @@ class Index:
 
     def build(self, deadline: float, max_files: int, now: float) -> None:
         """List the repository and parse what fits before `deadline` (the rest stays pending)."""
-        self.made, self.max_files, self.dirs, self.pending = now, max_files, {}, []
-        self.rewrite = True
         listing, folders = None, None
         if os.path.exists(os.path.join(self.root, ".git")):
             listing = _git(self.root, ["ls-files", "-co", "--exclude-standard", "-z"], deadline - time.perf_counter())
-        self.git = listing is not None
         if listing is None:
-            walked = _walk(self.root, [""], deadline, max_files * 4)
+            # A listing cut short by the deadline (a slow git, a slow disk) says nothing
+            # about the size: nothing is stored and the next edit tries again. Only a
+            # count over the limits below turns the index off for RETRY_S.
+            walked = None if time.perf_counter() > deadline else _walk(self.root, [""], deadline, max_files * 4)
             if walked is None:
-                self.state = "too_big"
                 return
             listing, folders = walked
+        self.made, self.max_files, self.dirs, self.pending = now, max_files, {}, []
+        self.rewrite = True
+        self.git = folders is None
+        if not self.git and len(listing) > max_files * 4:  # the walk stopped counting there
+            self.state = "too_big"
+            return
         listing = [rel for rel in dict.fromkeys(listing) if _usable(rel)]
         sources = [rel for rel in listing if kind(rel)]
         if len(sources) > max_files:
@@ -910,7 +920,7 @@ class Index:
             try:
                 st = os.fstat(fd)
                 if stat_mod.S_ISREG(st.st_mode):
-                    data = os.read(fd, FILE_CAP + 1) if st.st_size <= FILE_CAP else b""
+                    data = read_fd(fd, FILE_CAP + 1) if st.st_size <= FILE_CAP else b""
                 else:
                     st = None
             finally:
@@ -1092,7 +1102,7 @@ class Index:
             return None if listed is None else [rel for rel in listed if _usable(rel)]
         tops = [f for f in folders if not _skipped(self.root, f, f.rpartition("/")[2])]
         walked = _walk(self.root, tops, deadline, self.max_files)
-        return None if walked is None else files + walked[0]
+        return None if walked is None or len(walked[0]) > self.max_files else files + walked[0]
 
     # asking
 

@@ -13,15 +13,22 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
+from typing import BinaryIO
 
 from metacog import hook, state
 from metacog.senses import SENSES
 from metacog.transcript import content_text
 
 REFUSED = "<tool_use_error>"
+MAX_BYTES = 512 * 1024 * 1024  # long transcripts reach tens of MB; a larger file is refused, not read
+
+
+class Unreadable(ValueError):
+    """The file cannot be replayed at all (not a regular file, too large): says what it is instead."""
 
 
 def _epoch(stamp: object, fallback: float) -> float:
@@ -45,21 +52,30 @@ def _prompt(entry: dict) -> str | None:
     return content if isinstance(content, str) and content.strip() else None
 
 
-def events(lines: list[str]) -> list[tuple[int, dict]]:
+def events(lines: Iterable[str]) -> list[tuple[int, dict]]:
     """(line index after which the hook fires, payload) for one transcript."""
-    calls: dict[str, dict] = {}
-    out: list[tuple[int, dict]] = []
-    session = "replay"
-    clock = 0.0
-    for index, line in enumerate(lines):
+    timeline = _Timeline()
+    return [(index, payload) for index, line in enumerate(lines) for payload in timeline.feed(line)]
+
+
+class _Timeline:
+    """The hook payloads of a transcript, line by line: a tool result needs its earlier call."""
+
+    def __init__(self) -> None:
+        self.calls: dict[str, dict] = {}
+        self.clock = 0.0
+
+    def feed(self, line: str) -> list[dict]:
+        """The payloads the hook gets once `line` is in the transcript."""
         try:
             entry = json.loads(line)
         except ValueError:
-            continue
+            return []
         if not isinstance(entry, dict):
-            continue
-        clock = _epoch(entry.get("timestamp"), clock)
-        session = entry.get("sessionId") or session
+            return []
+        calls = self.calls
+        self.clock = clock = _epoch(entry.get("timestamp"), self.clock)
+        out: list[dict] = []
         base = {"session_id": "replay", "transcript_path": "", "cwd": entry.get("cwd") or "",
                 "_ts": clock}
         message = entry.get("message") if isinstance(entry.get("message"), dict) else {}
@@ -72,8 +88,7 @@ def events(lines: list[str]) -> list[tuple[int, dict]]:
         elif entry.get("type") == "user":
             prompt = _prompt(entry)
             if prompt is not None and not agent:
-                out.append((index, {**base, "hook_event_name": "UserPromptSubmit", "prompt": prompt}))
-                continue
+                return [{**base, "hook_event_name": "UserPromptSubmit", "prompt": prompt}]
             for block in content:
                 if not (isinstance(block, dict) and block.get("type") == "tool_result"):
                     continue
@@ -91,20 +106,74 @@ def events(lines: list[str]) -> list[tuple[int, dict]]:
                     structured = entry.get("toolUseResult")
                     payload.update(hook_event_name="PostToolUse",
                                    tool_response=structured if isinstance(structured, dict) else {"output": result})
-                out.append((index, payload))
-    return out
+                out.append(payload)
+        return out
+
+
+def open_transcript(path: str) -> tuple[BinaryIO, int]:
+    """The file open for reading, and the bytes to read: a regular file up to MAX_BYTES, else Unreadable.
+
+    Opened without blocking and checked before any read: a FIFO would wait for a writer
+    forever and /dev/zero never ends.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise Unreadable(f"{path} is {_what(st.st_mode)}, not a transcript file; pass a .jsonl file")
+        if st.st_size > MAX_BYTES:
+            raise Unreadable(f"{path} holds {st.st_size:,} bytes; replay reads transcripts of up to "
+                             f"{MAX_BYTES >> 20} MB")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb"), st.st_size
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _what(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def _lines(fh: BinaryIO, size: int) -> Iterator[tuple[bytes, int]]:
+    """Each line of the first `size` bytes, ending in a newline, and the bytes read so far.
+
+    Only what the file held when opened: a live transcript keeps growing.
+    """
+    done = 0
+    while done < size:
+        raw = fh.readline(size - done)
+        if not raw:
+            return
+        done += len(raw)
+        yield (raw if raw.endswith(b"\n") else raw + b"\n"), done
 
 
 def replay(path: str, cfg: dict | None = None, progress: Callable[[int, int], None] | None = None) -> dict:
     """The timeline of what metacog would have said over one recorded transcript.
 
-    `cfg` is accepted for callers that pass effective settings; the replay reads the
-    same config files as the live hook (under its temporary home, so: defaults,
-    unless METACOG_REPLAY_CONFIG names a TOML file to use).
+    `cfg`: the effective settings, written as the config of the replay's temporary home;
+    without it the hook runs on its defaults. The file is read as a stream of lines, each
+    fed to the hook as soon as it is in the scratch transcript; `progress` gets the bytes
+    read and the bytes to read. Unreadable (a ValueError) for anything but a regular file
+    of at most MAX_BYTES.
     """
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        lines = fh.read().splitlines()
-    timeline = events(lines)
+    fh, size = open_transcript(path)
+    with fh:
+        return _replay(path, fh, size, cfg, progress)
+
+
+def _replay(path: str, fh: BinaryIO, size: int, cfg: dict | None,
+            progress: Callable[[int, int], None] | None) -> dict:
+    timeline = _Timeline()
     signals: list[dict] = []
     tool_calls = 0
     saved = {k: os.environ.get(k) for k in ("METACOG_HOME",)}
@@ -115,28 +184,28 @@ def replay(path: str, cfg: dict | None = None, progress: Callable[[int, int], No
                 _write_config(os.path.join(home, "config", "config.toml"), cfg)
             state_dir = os.path.join(home, "state")
             scratch = os.path.join(home, "transcript.jsonl")
-            written = 0
-            with open(scratch, "w", encoding="utf-8") as out:
-                for n, (index, payload) in enumerate(timeline):
-                    out.write("\n".join(lines[written:index + 1]) + "\n" if index + 1 > written else "")
-                    out.flush()
-                    written = max(written, index + 1)
-                    payload["transcript_path"] = scratch
-                    now = payload.pop("_ts")
-                    before = _fired(state_dir)
-                    raw = json.dumps(payload).encode()
-                    reply = hook.handle(raw, state_dir=state_dir, now=now)
-                    if payload["hook_event_name"].startswith("PostToolUse"):
-                        tool_calls += 1
-                    if reply:
-                        fired = _fired(state_dir)
-                        senses = [s for s in fired if fired[s] > before.get(s, 0)] or ["note"]
-                        body = json.loads(reply)
-                        text = (body.get("hookSpecificOutput") or {}).get("additionalContext", "")
-                        signals.append({"call": tool_calls, "sense": "+".join(senses), "text": text,
-                                        "person": body.get("systemMessage", "")})
-                    if progress:
-                        progress(n + 1, len(timeline))
+            with open(scratch, "wb") as out:
+                for raw, done in _lines(fh, size):
+                    out.write(raw)
+                    payloads = timeline.feed(raw.decode("utf-8", "replace"))
+                    if payloads:
+                        out.flush()  # the hook reads the transcript up to this line
+                    for payload in payloads:
+                        payload["transcript_path"] = scratch
+                        now = payload.pop("_ts")
+                        before = _fired(state_dir)
+                        reply = hook.handle(json.dumps(payload).encode(), state_dir=state_dir, now=now)
+                        if payload["hook_event_name"].startswith("PostToolUse"):
+                            tool_calls += 1
+                        if reply:
+                            fired = _fired(state_dir)
+                            senses = [s for s in fired if fired[s] > before.get(s, 0)] or ["note"]
+                            body = json.loads(reply)
+                            text = (body.get("hookSpecificOutput") or {}).get("additionalContext", "")
+                            signals.append({"call": tool_calls, "sense": "+".join(senses), "text": text,
+                                            "person": body.get("systemMessage", "")})
+                    if progress and payloads:
+                        progress(done, size)
         finally:
             for key, value in saved.items():
                 if value is None:

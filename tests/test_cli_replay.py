@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -104,6 +108,78 @@ def test_unreadable_inputs(tmp_path: Path, make: object, expected: str) -> None:
     path = tmp_path / "t.jsonl"
     make(path)
     assert expected in one_line_error(cli("replay", str(path)))
+
+
+@contextmanager
+def fifo(path: Path) -> Iterator[Path]:
+    """A FIFO at `path` whose writer comes and goes at once if anyone opens it to read.
+
+    Code that opens it blocks until that writer, then reads an empty file: a refusal
+    that never opens it keeps the writer away, and the test never hangs either way.
+    """
+    os.mkfifo(path)
+    stop = threading.Event()
+
+    def writer() -> None:
+        while not stop.wait(0.01):
+            try:
+                os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))  # ENXIO until a reader opens it
+                return
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=writer, daemon=True)
+    thread.start()
+    try:
+        yield path
+    finally:
+        stop.set()
+        thread.join(5)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo") or not os.path.exists("/dev/null"), reason="needs FIFOs and /dev/null")
+def test_special_files_are_refused_in_one_line(tmp_path: Path) -> None:
+    with fifo(tmp_path / "t.jsonl") as path:
+        assert "is not a regular file" in one_line_error(cli("replay", str(path)), code=2)
+    for device in ("/dev/null", "/dev/zero"):
+        link = tmp_path / f"{Path(device).name}.jsonl"
+        link.symlink_to(device)
+        assert "is not a regular file" in one_line_error(cli("replay", str(link)), code=2)
+    assert "is not a regular file" in one_line_error(cli("replay", "/dev/null"), code=2)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo") or not os.path.exists("/dev/null"), reason="needs FIFOs and /dev/null")
+def test_the_engine_refuses_special_files_too(tmp_path: Path) -> None:
+    with fifo(tmp_path / "t.jsonl") as path, pytest.raises(ValueError, match="is a FIFO, not a transcript file"):
+        metacog.replay.replay(str(path))
+    with pytest.raises(ValueError, match="is a device, not a transcript file"):
+        metacog.replay.replay("/dev/null")
+
+
+def test_files_over_the_cap_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = looping_transcript(tmp_path / "t.jsonl", 3)
+    monkeypatch.setattr(metacog.replay, "MAX_BYTES", path.stat().st_size - 1)
+    with pytest.raises(ValueError, match="replay reads transcripts of up to"):
+        metacog.replay.replay(str(path))
+    assert "replay reads transcripts of up to" in one_line_error(cli("replay", str(path)), code=2)
+    monkeypatch.setattr(metacog.replay, "MAX_BYTES", path.stat().st_size)
+    assert metacog.replay.replay(str(path))["tool_calls"] == 3
+
+
+def test_the_engine_streams_lines_and_reports_bytes(tmp_path: Path) -> None:
+    path = looping_transcript(tmp_path / "t.jsonl", 20)
+    text = path.read_text().replace("\n", "\r\n").rstrip("\r\n")  # CRLF, and no newline at the end
+    path.write_text(text, newline="")
+    reports: list[tuple[int, int]] = []
+    result = metacog.replay.replay(str(path), progress=lambda done, total: reports.append((done, total)))
+    assert result["tool_calls"] == 20 and result["per_sense"]["nociception"] > 0
+    size = path.stat().st_size
+    assert reports[-1] == (size, size) and all(total == size for _, total in reports)
+    assert [done for done, _ in reports] == sorted({done for done, _ in reports})
+
+
+def test_the_docstring_names_no_setting_nothing_reads() -> None:
+    assert "METACOG_REPLAY_CONFIG" not in (metacog.replay.replay.__doc__ or "")
 
 
 def test_engine_errors_become_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -305,6 +305,67 @@ def test_too_many_files_stays_silent(tmp_path: Path) -> None:
     assert feel({}, base, "core.py", ctx_for(base)) is not None  # a larger limit tries again
 
 
+def test_a_slow_git_is_tried_again_at_the_next_edit_not_a_day_later(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    base = repo(tmp_path, {"core.py": "A = 1\n", **importers(6, "import core")})
+    (base / ".git").mkdir(exist_ok=True)
+    slow = tmp_path / "slow-bin"
+    slow.mkdir()
+    (slow / "git").write_text("#!/bin/sh\nexec sleep 5\n")
+    (slow / "git").chmod(0o755)
+    real_path = os.environ.get("PATH", "")
+    monkeypatch.setenv("PATH", f"{slow}{os.pathsep}{real_path}")
+    began = time.perf_counter()
+    assert imports.importers(str(base), "core.py", paths.state_dir(), 0.1, 100, first_s=0.3) is None
+    assert time.perf_counter() - began < 3  # git was given up on at the deadline
+    index_file = Path(imports.path_for(paths.state_dir(), str(base)))
+    assert not index_file.exists() or imports.Index.load(str(base), str(index_file)).state != "too_big"
+    monkeypatch.setenv("PATH", real_path)
+    assert imports.importers(str(base), "core.py", paths.state_dir(), 1.0, 100) == \
+        [f"users/use{i}.py" for i in range(6)]
+
+
+def test_a_git_that_is_always_slow_rests_spatial_for_the_session(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from metacog.senses import spatial
+
+    base = repo(tmp_path, {"core.py": "A = 1\n", **importers(6, "import core")})
+    slow = tmp_path / "slow-bin"
+    slow.mkdir()
+    calls = tmp_path / "git-calls"
+    (slow / "git").write_text(f"#!/bin/sh\necho x >> {calls}\nexec sleep 5\n")
+    (slow / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{slow}{os.pathsep}{os.environ.get('PATH', '')}")
+    for _ in range(spatial.SLOW_LIMIT + 2):
+        assert "import it" not in edit(base, "core.py")
+    # Each late first index costs its whole time; after SLOW_LIMIT of them git is not asked again.
+    assert len(calls.read_text().splitlines()) == spatial.SLOW_LIMIT
+
+
+def test_a_slow_walk_is_not_too_big_either(tmp_path: Path) -> None:
+    base = repo(tmp_path, {"core.py": "A = 1\n", **importers(6, "import core")}, git=False)
+    index = imports.Index(str(base), imports.path_for(paths.state_dir(), str(base)))
+    index.build(time.perf_counter() - 1, 100, time.time())
+    assert index.state == "new" and not index.dirty
+    index.build(time.perf_counter() + 5, 3, time.time())  # 8 files, 3 allowed: too big, for real
+    assert index.state == "too_big"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_go_mod_that_is_not_a_regular_file_is_not_read(tmp_path: Path) -> None:
+    fifo, zero = tmp_path / "fifo", tmp_path / "zero"
+    (fifo / "pkg" / "x").mkdir(parents=True)
+    os.mkfifo(fifo / "go.mod")  # opened the usual way, this waits for a writer forever
+    (zero / "pkg" / "x").mkdir(parents=True)
+    (zero / "go.mod").symlink_to("/dev/zero")
+    code = (f"import sys; sys.path.insert(0, {str(ROOT)!r})\n"
+            "from metacog import imports\n"
+            "print([imports.names_for('pkg/x/x.go', root) for root in sys.argv[1:]])\n")
+    out = subprocess.run([sys.executable, "-I", "-c", code, str(fifo), str(zero)],
+                         capture_output=True, text=True, timeout=20, check=True)
+    assert out.stdout.strip() == "[[], []]"
+
+
 def test_a_broken_index_never_raises_and_other_senses_go_on(tmp_path: Path,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     base = repo(tmp_path, {"core.py": "A = 1\n", **importers(6, "import core")})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections.abc import Callable
 
@@ -20,6 +21,16 @@ def check_file(path: str) -> None:
                        "~/.claude/projects/", code=2)
     if os.path.isdir(path):
         raise CliError(f"{path} is a folder; pass one transcript file (.jsonl) inside it", code=2)
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise CliError(f"cannot read {path}: {one_line(exc.strerror or exc)}", code=2) from None
+    if not stat.S_ISREG(st.st_mode):
+        # Reading one would never end (/dev/zero) or wait for a writer forever (a FIFO).
+        raise CliError(f"{path} is not a regular file; pass one transcript file (.jsonl)", code=2)
+    if st.st_size > engine.MAX_BYTES:
+        raise CliError(f"{path} holds {st.st_size:,} bytes; replay reads transcripts of up to "
+                       f"{engine.MAX_BYTES >> 20} MB", code=2)
     if not os.access(path, os.R_OK):
         raise CliError(f"cannot read {path}: permission denied", code=2)
 
@@ -32,6 +43,8 @@ def replay(path: str, progress: Callable[[int, int], None] | None = None) -> dic
         return engine.replay(path, cfg, progress)
     except (OSError, UnicodeError) as exc:
         raise CliError(f"cannot read {path}: {one_line(getattr(exc, 'strerror', None) or exc)}") from None
+    except engine.Unreadable as exc:  # the file changed since check_file
+        raise CliError(one_line(exc), code=2) from None
     except ValueError as exc:
         raise CliError(f"{path} is not a Claude Code transcript ({one_line(exc, 160)})") from None
 

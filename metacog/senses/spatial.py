@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 import time
 
+from metacog.action import EDIT_TOOLS
 from metacog.senses.signal import TEXT_CAP, Signal, memory, short
 
 NAME = "spatial"
-EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
 SAID_CAP = 64  # files remembered per window; the oldest is forgotten first
+SLOW_S = 1.0  # an edit that spent this long without an answer was a first index running late
+SLOW_LIMIT = 3  # after this many, Spatial rests for the session instead of paying that on every edit
 
 
 def feel(win: dict, action: dict, ctx: object) -> Signal | None:
@@ -18,6 +20,8 @@ def feel(win: dict, action: dict, ctx: object) -> Signal | None:
     start = time.perf_counter()
     mem = memory(win, NAME)
     mem.pop("last", None)
+    if mem.get("slow", 0) >= SLOW_LIMIT:
+        return None  # the repository could not be listed in time, again and again: off for this session
     try:
         return _feel(mem, action["path"], ctx, start)
     except Exception as exc:  # noqa: BLE001 - a broken index must not silence the other senses
@@ -40,6 +44,8 @@ def _feel(mem: dict, path: str, ctx: object, start: float) -> Signal | None:
     cfg = ctx.cfg[NAME]
     found = imports.importers(root, rel, state_dir, cfg["budget_ms"] / 1000.0, int(cfg["max_files"]), start)
     if found is None:
+        if time.perf_counter() - start > SLOW_S:
+            mem["slow"] = mem.get("slow", 0) + 1  # a first index that ran out of time (a slow git)
         return None  # not known in time: silence rather than a guess
     count = len(found)
     mem["last"] = [rel, count]

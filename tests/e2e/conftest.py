@@ -2,7 +2,8 @@
 and metacog's runtime prepared once per run.
 
 - ``claude_bin`` (session): the CLI, from $METACOG_CLAUDE_BIN or the pinned CI
-  install. Missing: the tests FAIL when $CI is set, and are skipped otherwise.
+  install. Missing: the tests FAIL when $CI or $METACOG_REQUIRE_E2E is set (.ci/run
+  sets the latter, on CI and on a developer's machine alike), and are skipped otherwise.
 - ``plugin_runtime`` (session): a data folder whose ``runtime/<version>/`` venv was
   built once by the plugin's own ``hooks/bootstrap.py``.
 - ``claude`` (function): a ClaudeHarness with a fresh HOME, METACOG_HOME and
@@ -43,16 +44,24 @@ def pytest_configure(config):
     )
 
 
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+REQUIRE_VARS = ("METACOG_REQUIRE_E2E", "CI")  # either set: a missing CLI fails the run, never skips it
+
+
+def _required_by() -> str:
+    """The variable that requires the e2e tests to run ('' when they may be skipped)."""
+    for var in REQUIRE_VARS:
+        if os.environ.get(var, "").strip().lower() not in ("", "0", "false", "no"):
+            return var
+    return ""
 
 
 @pytest.fixture(scope="session")
 def claude_bin() -> Path:
     path, why = find_claude_bin()
     if path is None:
-        if _in_ci():
-            pytest.fail(f"CI is set and the e2e tests cannot run: {why}", pytrace=False)
+        required_by = _required_by()
+        if required_by:
+            pytest.fail(f"{required_by} is set and the e2e tests cannot run: {why}", pytrace=False)
         pytest.skip(why)
     return path
 

@@ -10,6 +10,7 @@ which would hide a wrong pattern).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -93,26 +94,11 @@ def test_missing_runtime_is_explained(claude: ClaudeHarness, monkeypatch: pytest
     assert "start a new Claude Code session" in text
 
 
-def _learning_missing(h: ClaudeHarness) -> str:
-    """Why the runtime cannot learn rules yet ('' once it can)."""
-    done = runtime_cli(h, "status", "--json")
-    if done.returncode != 0:
-        return f"`metacog status --json` failed: {done.stdout}{done.stderr}"
-    missing = json.loads(done.stdout).get("rules_unavailable", "")
-    if missing:
-        return missing
-    python = h.plugin_data_dir() / "runtime" / plugin_version() / "bin" / "python"
-    probe = "import inspect, metacog.events as e; print('learning' in inspect.getsource(e))"
-    wired = subprocess.run([str(python), "-I", "-c", probe], check=False,
-                           capture_output=True, text=True, timeout=60).stdout.strip()
-    return "" if wired == "True" else "the hook never calls metacog.learning (metacog/events.py)"
-
-
 def test_forget_removes_a_rule_from_the_next_digest(metacog_claude: ClaudeHarness,
                                                     monkeypatch: pytest.MonkeyPatch):
-    missing = _learning_missing(metacog_claude)
-    if missing:
-        pytest.skip(f"learning is not wired yet: {missing}")
+    ready = runtime_cli(metacog_claude, "status", "--json")
+    assert ready.returncode == 0, ready.stdout + ready.stderr
+    assert not json.loads(ready.stdout).get("rules_unavailable"), ready.stdout
     rule = "error-loop"
     learned = []
     for _ in range(4):  # an error loop per session until the rule is learned
@@ -132,3 +118,25 @@ def test_forget_removes_a_rule_from_the_next_digest(metacog_claude: ClaudeHarnes
 
     after = metacog_claude.run(["Ok."], prompt="Say hello.")
     assert not after.mentions(rule, 0), after.mentions(rule, 0)
+
+
+def test_a_missing_cli_fails_the_run_where_e2e_is_required(tmp_path: Path):
+    """.ci/run (CI and the README's test command) requires the e2e tests: a missing CLI is a
+    failure there, and a skip only on a bare `pytest` run without CI."""
+    assert "\nexport METACOG_REQUIRE_E2E=1\n" in (claude_harness.REPO_ROOT / ".ci" / "run").read_text()
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "METACOG_REQUIRE_E2E")}
+    env[claude_harness.CLAUDE_BIN_ENV] = str(tmp_path / "no-such-claude")
+
+    def run(extra: dict[str, str], name: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--basetemp", str(tmp_path / name),
+             f"{Path(__file__).resolve()}::test_doctor_reaches_the_model"],
+            cwd=claude_harness.REPO_ROOT, env={**env, **extra}, capture_output=True, text=True,
+            timeout=120, check=False)
+
+    for var in ("METACOG_REQUIRE_E2E", "CI"):
+        done = run({var: "1"}, var)
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert f"{var} is set and the e2e tests cannot run" in done.stdout, done.stdout
+    done = run({}, "bare")
+    assert done.returncode == 0 and "1 skipped" in done.stdout, done.stdout + done.stderr
