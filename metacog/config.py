@@ -56,6 +56,7 @@ LIMITS: dict[tuple[str, str], tuple[float, float]] = {
     ("drift", "recent_calls"): (1, 10_000), ("digest", "max_rules"): (1, 100),
     ("digest", "max_chars"): (300, DIGEST_HARD_CEILING), ("learning", "promote_projects"): (1, 100),
 }
+CONFIG_CAP = 256 * 1024  # bytes; a config file is a few lines
 GLOBAL_NAME = "config.toml"
 PROJECT_NAME = os.path.join(".claude", "metacog.toml")
 
@@ -90,9 +91,18 @@ def parse_toml(path: str) -> dict:
         import tomllib
     except ImportError:  # Python 3.10
         import tomli as tomllib  # type: ignore[no-redef]
+    from metacog.fsutil import read_capped
+
+    # A committed project file may be a link to /dev/zero or a FIFO: regular files only, capped.
+    raw = read_capped(path, CONFIG_CAP + 1)
+    if len(raw) > CONFIG_CAP:
+        raise ValueError(f"{path}: larger than {CONFIG_CAP // 1024} KiB, not read")
+    if not raw and not os.path.isfile(path):
+        raise ValueError(f"{path}: not a regular file")
     try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
+        return tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"{path}: {exc}") from None
 

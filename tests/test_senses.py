@@ -337,3 +337,21 @@ def test_a_reread_warning_is_not_used_up_during_a_cooldown() -> None:
     assert "4 times in a row" in said[3]
     assert not any(said[4:13])  # the cooldown after the first message
     assert "read src/app.py 4 times" in said[13]
+
+
+@pytest.mark.parametrize("target", ["/dev/zero", "fifo", "huge"])
+def test_a_hostile_project_config_is_not_read(tmp_path: Path, target: str) -> None:
+    import os
+
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    (project / ".claude").mkdir()
+    link = project / ".claude" / "metacog.toml"
+    if target == "fifo":
+        os.mkfifo(link)
+    elif target == "huge":
+        link.write_text("# padding\n" * 100_000 + "[vestibular]\nsame_action = 2\n")
+    else:
+        link.symlink_to(target)
+    said = texts([bash("git status", cwd=str(project))] * 4)
+    assert said[:3] == ["", "", ""] and "4 times in a row" in said[3]  # defaults apply
