@@ -64,8 +64,15 @@ def main(argv: list[str]) -> int:
             for s in result["signals"]:
                 print(f"|  | call {s['call']} | {s['sense']}: {s['text'][:160]} |")
     all_signals = sum(totals.values())
+    # Quiet: sessions where neither loop sense fired (no error loop, no circling).
+    quiet = [r for r in results.values() if not r["per_sense"].get("nociception") and not r["per_sense"].get("vestibular")]
+    quiet_calls = sum(r["tool_calls"] for r in quiet)
+    quiet_signals = sum(len(r["signals"]) for r in quiet)
     cells = " | ".join(str(totals[n]) for n in names)
     print(f"| **all {len(files)}** | **{calls}** | {cells} | **{100 * all_signals / calls:.2f}** |")
+    print()
+    print(f"quiet sessions (no loop sense fired): {len(quiet)} sessions, {quiet_calls} calls, {quiet_signals} signals: "
+          f"one per {quiet_calls / max(quiet_signals, 1):.0f} calls")
     print()
     print("| per 100 calls | " + " | ".join(names) + " |")
     print("|---|" + "---:|" * len(names))

@@ -18,7 +18,7 @@ DEFAULTS: dict[str, dict[str, object]] = {
                     "retry_at": 5, "retry_same_kind": 4},
     "o2": {"enabled": True, "velocity_factor": 3.0, "baseline_calls": 10, "recent_calls": 5,
            "min_recent_bytes": 60000, "velocity_cooldown_calls": 40, "fill_warn": 0.70, "context_window": 0},
-    "chronos": {"enabled": True, "minutes": 15, "calls": 25, "min_minutes_for_calls": 5},
+    "chronos": {"enabled": True, "minutes": 15, "calls": 25, "min_minutes_for_calls": 10},
     "vestibular": {"enabled": True, "same_action": 4, "cycle_repeats": 3, "same_read": 3, "cooldown_calls": 6},
     "spatial": {"enabled": True, "min_importers": 5, "budget_ms": 100, "max_files": 50000, "names_shown": 5},
     "echo": {"enabled": True, "edits_without_tests": 12},

@@ -9,15 +9,34 @@ TERMS_CAP = 24
 _PUNCT = "`'\"()[]{}<>,;:!?"
 
 
+def _without_tags(text: str) -> str:
+    """The request without <tag>…</tag> blocks an IDE or a tool wraps around it."""
+    out, depth, i = [], 0, 0
+    while i < len(text):
+        if text[i] == "<":
+            end = text.find(">", i)
+            if end > i and (text[i + 1:i + 2].isalpha() or text[i + 1:i + 2] == "/"):
+                depth += -1 if text[i + 1] == "/" else (0 if text[end - 1] == "/" else 1)
+                depth = max(depth, 0)
+                out.append(" ")
+                i = end + 1
+                continue
+        if depth == 0:
+            out.append(text[i])
+        i += 1
+    return "".join(out)
+
+
 def terms_of(prompt: str) -> list[str]:
     """Names in a request worth following: paths, file names, code identifiers.
 
     Only these short terms are kept, never the prompt itself.
     """
     found: list[str] = []
-    for word in prompt[:20000].split():
-        word = word.strip(_PUNCT).rstrip(".")
-        if len(word) < 4 or len(word) > 80:
+    for word in _without_tags(prompt[:20000]).split():
+        word = word.strip(_PUNCT + "*~").rstrip(".").strip(_PUNCT + "*~")
+        # Extensions alone (".zip"), decorators ("@pytest"), rules of underscores: not names.
+        if len(word) < 4 or len(word) > 80 or not word[0].isalnum() or sum(c.isalnum() for c in word) < 4:
             continue
         is_path = "/" in word or ("." in word and word.rsplit(".", 1)[-1].isalnum() and not word.endswith("."))
         is_code = "_" in word or (word[0].islower() and any(c.isupper() for c in word[1:]))
