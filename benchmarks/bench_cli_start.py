@@ -9,54 +9,28 @@ interleaved, medians of N: `python -c pass`, `metacog --version`, `metacog statu
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
-import statistics
 import subprocess
 import sys
-import tempfile
-import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-VERSION = json.loads((ROOT / ".claude-plugin" / "plugin.json").read_text())["version"]
-FIXTURE = ROOT / "tests" / "fixtures" / "hook-inputs-2.1.328.jsonl"
+from common import FIXTURE, interleaved, report, runtime
 
 
 def main(argv: list[str]) -> int:
     runs = int(argv[argv.index("--runs") + 1]) if "--runs" in argv else 15
-    keep = os.environ.get("METACOG_BENCH_DATA")
-    data = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="metacog-bench-"))
-    home = Path(tempfile.mkdtemp(prefix="metacog-bench-home-"))
-    try:
-        if not (data / "runtime" / VERSION / ".ready").exists():
-            subprocess.run([sys.executable, str(ROOT / "hooks" / "bootstrap.py"), str(data), VERSION], check=True)
-        python = str(data / "runtime" / VERSION / "bin" / "python")
+    with runtime() as (python, _data, home):
         env = {**os.environ, "METACOG_HOME": str(home)}
-        for line in FIXTURE.read_text().splitlines():
-            subprocess.run([python, "-I", "-c", "from metacog.hook import main; main()"], input=line.encode(),
+        for line in FIXTURE.read_text().splitlines():  # one recorded session for `status`
+            subprocess.run([str(python), "-I", "-c", "from metacog.hook import main; main()"], input=line.encode(),
                            env=env, check=True, capture_output=True)
+        cli = [str(python), "-I", "-m", "metacog"]
         cases = {
-            "bare": [python, "-c", "pass"],
-            "--version": [python, "-I", "-m", "metacog", "--version"],
-            "status": [python, "-I", "-m", "metacog", "status"],
-            "doctor": [python, "-I", "-m", "metacog", "doctor"],
+            "bare": ([str(python), "-c", "pass"], b""),
+            "--version": ([*cli, "--version"], b""),
+            "status": ([*cli, "status"], b""),
+            "doctor": ([*cli, "doctor"], b""),
         }
-        samples: dict[str, list[float]] = {name: [] for name in cases}
-        for _ in range(runs):
-            for name, cmd in cases.items():
-                start = time.perf_counter()
-                subprocess.run(cmd, env=env, capture_output=True, check=False)
-                samples[name].append(time.perf_counter() - start)
-        bare = statistics.median(samples["bare"])
-        for name, values in samples.items():
-            med = statistics.median(values)
-            print(f"{name:10s} median {med * 1000:6.0f} ms   ratio to bare {med / bare:5.1f}")
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
-        if not keep:
-            shutil.rmtree(data, ignore_errors=True)
+        report(interleaved(cases, runs, env, warm=1))
     return 0
 
 

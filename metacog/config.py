@@ -3,6 +3,10 @@
 Files are TOML: `<config dir>/config.toml` and `<project>/.claude/metacog.toml`.
 Parsing TOML imports `re` (~13 ms), so the hot path only stats the two files and
 reuses a parsed copy cached in the state dir until either file changes.
+
+Every default (DEFAULTS) and every bound (LIMITS) lives here and nowhere else, and `merge`
+is the one type-and-range check: what `load` returns has every key, so its readers (the
+senses, metacog.learning.settings, the detectors) index it without defaults of their own.
 """
 
 from __future__ import annotations
@@ -23,12 +27,22 @@ DEFAULTS: dict[str, dict[str, object]] = {
     "spatial": {"enabled": True, "min_importers": 5, "budget_ms": 100, "max_files": 50000, "names_shown": 5},
     "echo": {"enabled": True, "edits_without_tests": 12},
     "drift": {"enabled": True, "recent_calls": 12},
-    "learning": {"enabled": True, "promote_projects": 2, "decay_after_days": 60, "half_life_days": 60,
-                 "prune_after_days": 240, "prune_below_evidence": 5, "stale_after_minutes": 120,
-                 "compact_bytes": 524288, "keep_days": 30, "retrospective": True},
+    "learning": {
+        "enabled": True,
+        "promote_projects": 2,  # distinct projects that must detect a pattern before it goes global
+        "decay_after_days": 60,  # no activity at all for this long, and confidence starts to decay
+        "half_life_days": 60,
+        "prune_after_days": 240,  # dormant this long and thin on evidence: dropped
+        "prune_below_evidence": 5,
+        "stale_after_minutes": 120,  # a session silent this long counts as finished
+        "compact_bytes": 512 * 1024,  # a store larger than this is compacted after the next append
+        "keep_days": 30,  # compaction keeps evidence this recent as single records
+        "retrospective": True,  # one line on the project's previous session in the digest
+    },
     "digest": {"enabled": True, "max_rules": 25, "max_chars": 2000},
     # Learned patterns (metacog/learning/detectors.py), one section each, named by the rule id the
-    # digest shows: on/off, the threshold of the precondition (min_*), then of the failure.
+    # digest shows: on/off, the threshold of the precondition (min_*), then of the failure. The
+    # detectors have no thresholds of their own: these are the only ones.
     "error-loop": {"enabled": True, "min_errors": 2, "streak": 3},
     "repeated-reads": {"enabled": True, "min_reads": 5, "same_file": 3},
     "circular-search": {"enabled": True, "min_searches": 4, "same_search": 3},
@@ -42,8 +56,14 @@ DEFAULTS: dict[str, dict[str, object]] = {
     "motor-learning": {"enabled": True},  # lessons from resolved error streaks
 }
 DIGEST_HARD_CEILING = 8000  # Claude Code swaps hook output over 10,000 characters for a preview
-# Numbers are never negative; these have tighter bounds (a count of 0 would divide by
-# zero or fire on every call; a digest larger than the ceiling would be cut by Claude Code).
+# The smallest digest budget: always room for the header and the "N more rules left out"
+# line (95 + 1 + 68 characters today), and for most single rules. A budget below it would
+# leave the digest the choice of cutting text silently or saying nothing at all, so LIMITS
+# ignores a smaller setting (tests/test_learning_digest.py checks that it still fits).
+DIGEST_MIN_CHARS = 300
+# Numbers are finite and never negative; these have tighter bounds (a count of 0 would divide
+# by zero or fire on every call; a digest larger than the ceiling would be cut by Claude Code;
+# a half-life of 0 divides by zero; a store compacted below 1 KiB would compact on every append).
 LIMITS: dict[tuple[str, str], tuple[float, float]] = {
     ("nociception", "observe_at"): (2, 1000), ("nociception", "socratic_at"): (2, 1000),
     ("nociception", "directive_at"): (2, 1000), ("nociception", "person_at"): (2, 1000),
@@ -54,8 +74,13 @@ LIMITS: dict[tuple[str, str], tuple[float, float]] = {
     ("vestibular", "same_read"): (2, 1000), ("spatial", "min_importers"): (1, 100_000),
     ("spatial", "names_shown"): (1, 20), ("echo", "edits_without_tests"): (1, 10_000),
     ("drift", "recent_calls"): (1, 10_000), ("digest", "max_rules"): (1, 100),
-    ("digest", "max_chars"): (300, DIGEST_HARD_CEILING), ("learning", "promote_projects"): (1, 100),
+    ("digest", "max_chars"): (DIGEST_MIN_CHARS, DIGEST_HARD_CEILING), ("learning", "promote_projects"): (1, 100),
+    ("learning", "decay_after_days"): (0, 100_000), ("learning", "half_life_days"): (1, 100_000),
+    ("learning", "prune_after_days"): (1, 100_000), ("learning", "prune_below_evidence"): (0, 10**9),
+    ("learning", "stale_after_minutes"): (1, 10**7), ("learning", "compact_bytes"): (1024, 1 << 30),
+    ("learning", "keep_days"): (0, 100_000),
 }
+_INF = float("inf")
 CONFIG_CAP = 256 * 1024  # bytes; a config file is a few lines
 GLOBAL_NAME = "config.toml"
 PROJECT_NAME = os.path.join(".claude", "metacog.toml")
@@ -108,7 +133,9 @@ def parse_toml(path: str) -> dict:
 
 
 def merge(base: dict, layer: dict) -> dict:
-    """`layer` over `base`, keeping only known sections and keys of the default's type."""
+    """`layer` over `base`, keeping only known sections and keys of the default's type, numbers
+    finite and within LIMITS. The one check: readers of the result (senses, metacog.learning)
+    take its values as they are."""
     out = {section: dict(values) for section, values in base.items()}
     for section, values in layer.items():
         if section not in out or not isinstance(values, dict):
@@ -120,9 +147,11 @@ def merge(base: dict, layer: dict) -> dict:
             if isinstance(default, bool):
                 ok = isinstance(value, bool)
             elif isinstance(default, (int, float)):
-                low, high = LIMITS.get((section, key), (0, float("inf")))
+                low, high = LIMITS.get((section, key), (0, _INF))
+                # TOML has inf and nan: nan fails any comparison, inf only the `< _INF`.
                 ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
-                      and low <= value <= high and (isinstance(value, int) or isinstance(default, float)))
+                      and low <= value <= high and value < _INF
+                      and (isinstance(value, int) or isinstance(default, float)))
             else:
                 ok = isinstance(value, type(default))
             if ok:

@@ -27,11 +27,14 @@ QUIET = {"calls": 3, "main_calls": 3}  # no detector's situation arose
 
 
 def cfg(sections: dict | None = None, **more: dict) -> dict:
-    """Config DEFAULTS with some sections' keys replaced (as metacog.config.merge gives them);
-    detector sections are named by rule id, so they come as a dict: cfg({"error-loop": {...}})."""
-    out = {name: dict(values) for name, values in config.DEFAULTS.items()}
-    for name, values in {**(sections or {}), **more}.items():
-        out[name] = {**out.get(name, {}), **values}
+    """Config DEFAULTS with some sections' keys replaced, through metacog.config.merge (so a
+    test cannot set up a value the hook would refuse); detector sections are named by rule id,
+    so they come as a dict: cfg({"error-loop": {...}})."""
+    layer = {**(sections or {}), **more}
+    out = config.merge(config.DEFAULTS, layer)
+    for name, values in layer.items():
+        for key, value in values.items():
+            assert out[name][key] == value, f"{name}.{key} = {value!r} is refused by config.merge"
     return out
 
 

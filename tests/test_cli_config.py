@@ -147,3 +147,26 @@ def test_set_write_is_atomic(project: Path, monkeypatch: pytest.MonkeyPatch) -> 
     line = one_line_error(cli("config", "set", "chronos.minutes", "30"))
     assert "cannot write" in line and "No space left on device" in line
     assert global_file().read_text() == "[chronos]\nminutes = 20\n"
+
+
+def test_every_bound_names_a_number_setting_whose_default_it_admits() -> None:
+    # config.LIMITS is the only table of bounds: a misspelt key there would bound nothing.
+    for (section, name), (low, high) in config.LIMITS.items():
+        default = config.DEFAULTS[section][name]
+        assert isinstance(default, (int, float)) and not isinstance(default, bool), (section, name)
+        assert low <= default <= high, (section, name)
+
+
+@pytest.mark.parametrize(("section", "name"), [("write-heavy", "ratio"), ("context-pressure", "min_fill"),
+                                               ("o2", "velocity_factor"), ("learning", "compact_bytes")])
+@pytest.mark.parametrize("value", [float("inf"), float("-inf"), float("nan")])
+def test_the_hook_ignores_numbers_that_are_not_finite(section: str, name: str, value: float) -> None:
+    assert config.merge(config.DEFAULTS, {section: {name: value}})[section][name] == config.DEFAULTS[section][name]
+
+
+@pytest.mark.parametrize(("name", "low"), [("half_life_days", 1), ("compact_bytes", 1024),
+                                           ("stale_after_minutes", 1), ("promote_projects", 1)])
+def test_learning_settings_below_their_bound_keep_the_default(name: str, low: int) -> None:
+    merged = config.merge(config.DEFAULTS, {"learning": {name: low - 1}})["learning"]
+    assert merged[name] == config.DEFAULTS["learning"][name]
+    assert config.merge(config.DEFAULTS, {"learning": {name: low}})["learning"][name] == low

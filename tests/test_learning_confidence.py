@@ -19,10 +19,10 @@ from learningtest import (
     write_session,
 )
 
-from metacog import learning
+from metacog import config, learning
 from metacog.learning import confidence, settings, store
 
-LEARN = settings.learning({})
+LEARN = settings.learning(config.DEFAULTS)
 
 project = learningtest.project
 

@@ -80,7 +80,8 @@ def test_thresholds_are_tunable_and_partial_tables_keep_the_rest() -> None:
     tuned = cfg({"error-loop": {"streak": 5}})
     assert verdicts({"errors": 4, "max_error_streak": 4}, "error-loop", conf=tuned) == ["suppression"]
     assert verdicts({"errors": 5, "max_error_streak": 5}, "error-loop", conf=tuned) == ["detection"]
-    wrong_type = cfg({"error-loop": {"streak": "five", "enabled": "no"}})
+    # As metacog.config.load gives them: config.merge is the one check of types and ranges.
+    wrong_type = config.merge(config.DEFAULTS, {"error-loop": {"streak": "five", "enabled": "no"}})
     assert verdicts({"errors": 3, "max_error_streak": 3}, "error-loop", conf=wrong_type) == ["detection"]
 
 
@@ -133,12 +134,7 @@ def test_lesson_texts_fit_a_digest_line() -> None:
         assert len(f"- {rule_id} (global): {lesson} (seen 9999×, held 9999×)") <= 150, rule_id
 
 
-def test_the_proposed_config_shape_goes_through_config_load(make_project: Callable[[str], str],
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    # The DEFAULTS entries proposed for metacog/config.py (a no-op once they are there).
-    for name, values in detectors.CONFIG_DEFAULTS.items():
-        monkeypatch.setitem(config.DEFAULTS, name, dict(values))
-    monkeypatch.setitem(config.DEFAULTS, "learning", dict(settings.LEARNING))
+def test_detector_sections_go_through_config_load(make_project: Callable[[str], str]) -> None:
     root = Path(make_project("configured"))
     (root / ".claude").mkdir()
     (root / ".claude" / "metacog.toml").write_text(
@@ -147,6 +143,17 @@ def test_the_proposed_config_shape_goes_through_config_load(make_project: Callab
     conf = config.load(paths.config_dir(), paths.state_dir(), str(root))
     assert verdicts({"errors": 4, "max_error_streak": 4}, "error-loop", conf=conf) == ["suppression"]
     assert verdicts({"main_calls": 20, "fired": {"drift": 2}}, "task-drift", conf=conf) == []
-    assert settings.detector(conf, "error-loop", detectors.BY_ID["error-loop"].defaults)["min_errors"] == 2
+    assert settings.detector(conf, "error-loop")["min_errors"] == 2
     learn = settings.learning(conf)
-    assert (learn["promote_projects"], learn["keep_days"]) == (3, settings.LEARNING["keep_days"])
+    assert (learn["promote_projects"], learn["keep_days"]) == (3, config.DEFAULTS["learning"]["keep_days"])
+
+
+def test_the_thresholds_are_the_config_sections_only() -> None:
+    # No second table: each detector's section is config.DEFAULTS' own, and a tuned section
+    # is what the detector reads (a threshold the config lacked would raise KeyError here).
+    assert set(detectors.CONFIG_DEFAULTS) == {*detectors.BY_ID, detectors.MOTOR}
+    assert all(detectors.CONFIG_DEFAULTS[name] is config.DEFAULTS[name] for name in detectors.CONFIG_DEFAULTS)
+    assert not any(hasattr(det, "defaults") for det in detectors.DETECTORS)
+    for rule_id, (_, failed) in CASES.items():
+        unreachable = {key: 10**9 for key in config.DEFAULTS[rule_id] if key != "enabled"}
+        assert verdicts(failed, rule_id, conf=cfg({rule_id: unreachable})) == [], rule_id

@@ -9,8 +9,8 @@ import learningtest
 import pytest
 from learningtest import DAY, LOOP, T0, active, cfg, session, state_dir
 
-from metacog import config, learning
-from metacog.learning import build, detectors, digest, settings, store
+from metacog import config, learning, paths
+from metacog.learning import build, detectors, digest, store
 
 project = learningtest.project
 
@@ -86,27 +86,39 @@ def test_the_hard_ceiling_wins_over_any_setting(project: str) -> None:
     recs = [{"v": 1, "type": "detection", "rule": r, "at": T0} for r in detectors.RULES]
     seed(project, {})
     store.append(store.project_path(project), recs, T0, 1 << 30, 30)
-    text = learning.digest_once(project, "s0", state_dir(), cfg(digest={"max_chars": 10**9, "max_rules": 10**9}), T0)
+    huge = config.merge(config.DEFAULTS, {"digest": {"max_chars": 10**9, "max_rules": 10**9}})  # as config.load
+    text = learning.digest_once(project, "s0", state_dir(), huge, T0)
     assert len(text) <= config.DIGEST_HARD_CEILING < 10000
 
 
-def test_a_budget_too_small_to_say_anything_is_raised_to_the_minimum(project: str) -> None:
+def test_a_budget_too_small_to_say_anything_is_ignored_and_the_minimum_works(project: str) -> None:
     ids = every_rule(project)
-    for sid, tiny in (("s0", 50), ("s1", 0), ("s2", settings.DIGEST_MIN_CHARS - 1)):
-        text = learning.digest_once(project, sid, state_dir(), cfg(digest={"max_chars": tiny}), T0)
-        assert text.startswith(build.HEADER) and len(text) <= settings.DIGEST_MIN_CHARS
-        assert text.endswith(f"- {len(ids) - len(active(sid))} more rules left out of this digest; "
-                             "/metacog status lists them.")
+    usual = learning.digest_once(project, "usual", state_dir(), cfg(), T0)
+    assert len(usual) > config.DIGEST_MIN_CHARS  # so the default budget, not the minimum, made it
+    toml = Path(project, ".claude", "metacog.toml")
+    toml.parent.mkdir(exist_ok=True)
+    # Through a config file, as the hook reads it: config.LIMITS keeps a smaller budget out.
+    for sid, tiny in (("s0", 50), ("s1", 0), ("s2", config.DIGEST_MIN_CHARS - 1)):
+        toml.write_text(f"[digest]\nmax_chars = {tiny}\n")
+        conf = config.load(paths.config_dir(), state_dir(), project)
+        assert conf["digest"]["max_chars"] == config.DEFAULTS["digest"]["max_chars"]
+        assert learning.digest_once(project, sid, state_dir(), conf, T0) == usual
+    # Longer than the 299 file: config.load's cache is keyed on (mtime, size), and mtimes can be coarse.
+    toml.write_text(f"[digest]\nmax_chars = {config.DIGEST_MIN_CHARS}  # the minimum\n")
+    text = learning.digest_once(project, "s3", state_dir(), config.load(paths.config_dir(), state_dir(), project), T0)
+    assert text.startswith(build.HEADER) and len(text) <= config.DIGEST_MIN_CHARS
+    assert text.endswith(f"- {len(ids) - len(active('s3'))} more rules left out of this digest; "
+                         "/metacog status lists them.")
 
 
 def test_the_minimum_budget_fits_the_header_and_the_left_out_line() -> None:
-    assert settings.digest({"digest": {"max_chars": 1}})["max_chars"] == settings.DIGEST_MIN_CHARS
+    assert config.LIMITS[("digest", "max_chars")] == (config.DIGEST_MIN_CHARS, config.DIGEST_HARD_CEILING)
     longest = max(len(build.left_out(n)) for n in range(1, len(detectors.RULES) + 1))
-    assert len(build.HEADER) + 1 + longest <= settings.DIGEST_MIN_CHARS
+    assert len(build.HEADER) + 1 + longest <= config.DIGEST_MIN_CHARS
     rules = [{"id": r, "scope": "global", "detections": 10**7, "suppressions": 10**7, "enabled": True}
              for r in detectors.RULES]
-    text, shown = build.render(rules, "", 1000, settings.DIGEST_MIN_CHARS)
-    assert text.splitlines()[0] == build.HEADER and len(text) <= settings.DIGEST_MIN_CHARS
+    text, shown = build.render(rules, "", 1000, config.DIGEST_MIN_CHARS)
+    assert text.splitlines()[0] == build.HEADER and len(text) <= config.DIGEST_MIN_CHARS
     assert text.splitlines()[-1] == build.left_out(len(rules) - len(shown))
 
 

@@ -76,12 +76,12 @@ def retro_line(retro: object) -> str:
 
 def render(rules: list[dict], retro: str, max_rules: int, max_chars: int) -> tuple[str, list[str]]:
     """(text, ids of the rules shown). Never drops a rule without saying how many were left out;
-    `max_chars` is at least settings.DIGEST_MIN_CHARS, as settings.digest gives it."""
+    `max_chars` is at least config.DIGEST_MIN_CHARS, as settings.digest gives it."""
     candidates = [r for r in rules if r["enabled"]]
     if not candidates:
         text = clean(f"metacog: {retro[2:]}") if retro else ""
         return (text if len(text) <= max_chars else ""), []
-    # settings.DIGEST_MIN_CHARS keeps max_chars large enough for the header and this line.
+    # config.DIGEST_MIN_CHARS keeps max_chars large enough for the header and this line.
     reserve = len(left_out(len(candidates))) + 1
     lines, used, shown = [HEADER], len(HEADER), []
     for i, rule in enumerate(candidates):

@@ -8,13 +8,15 @@ situation never arose says nothing about the rule.
 
 Rule ids and lesson texts live here, in code: the digest is built from this table
 and from counts, never from text found in a store (a project's store is written by
-whoever committed it).
+whoever committed it). Their thresholds are config sections named by rule id, with
+their defaults in metacog.config.DEFAULTS only.
 """
 
 from __future__ import annotations
 
 import math
 
+from metacog.config import DEFAULTS
 from metacog.learning import settings
 
 # Summary fields the detectors read (metacog.summary); anything else there is ignored.
@@ -27,11 +29,12 @@ MOTOR = "motor-learning"  # the config section of the lessons from resolved erro
 
 
 class Detector:
-    __slots__ = ("defaults", "fail", "id", "lesson", "pre", "sense")
+    """`pre(facts, section)` and `fail(facts, section)`, the section being the config's `[<id>]`."""
 
-    def __init__(self, rule_id: str, sense: str, lesson: str, defaults: dict, pre: object, fail: object) -> None:
+    __slots__ = ("fail", "id", "lesson", "pre", "sense")
+
+    def __init__(self, rule_id: str, sense: str, lesson: str, pre: object, fail: object) -> None:
         self.id, self.sense, self.lesson = rule_id, sense, lesson
-        self.defaults = {"enabled": True, **defaults}
         self.pre, self.fail = pre, fail
 
 
@@ -46,53 +49,43 @@ def _fill(f: dict, c: dict) -> bool:
 DETECTORS = (
     Detector("error-loop", "nociception",
              "When an error repeats, stop retrying variants: read the failing code or its docs first.",
-             {"min_errors": 2, "streak": 3},
              lambda f, c: f["errors"] >= c["min_errors"],
              lambda f, c: f["max_error_streak"] >= c["streak"]),
     Detector("repeated-reads", "vestibular",
              "Note what a file says the first time; re-reading an unchanged file only burns context.",
-             {"min_reads": 5, "same_file": 3},
              lambda f, c: f["reads"] >= c["min_reads"],
              lambda f, c: f["max_file_reads"] >= c["same_file"]),
     Detector("circular-search", "vestibular",
              "When a search finds nothing new, change the query or the place instead of re-running it.",
-             {"min_searches": 4, "same_search": 3},
              lambda f, c: f["searches"] >= c["min_searches"],
              lambda f, c: f["max_search_repeat"] >= c["same_search"]),
     Detector("going-in-circles", "vestibular",
              "An action that gave the same result twice will give it again: change something first.",
-             {"min_calls": 10, "same_action": 4},
              lambda f, c: f["calls"] >= c["min_calls"],
              lambda f, c: f["max_repeat"] >= c["same_action"]),
     Detector("long-autonomous-run", "chronos",
              "On long tasks, check in with the person at milestones instead of running far alone.",
-             {"min_calls": 30, "run_calls": 60, "run_minutes": 30},
              lambda f, c: f["main_calls"] >= c["min_calls"],
              lambda f, c: (f["max_calls_between_prompts"] >= c["run_calls"]
                            or f["max_minutes_between_prompts"] >= c["run_minutes"])),
     Detector("write-heavy", "",
              "Read the code around a change before editing it; many edits on little reading break things.",
-             {"min_edits": 8, "ratio": 3.0},
              lambda f, c: f["edits"] >= c["min_edits"],
              lambda f, c: f["edits"] > c["ratio"] * (f["reads"] + f["searches"])),
     Detector("context-pressure", "o2",
              "Keep context lean: read files in parts, filter command output, avoid dumping large results.",
-             {"min_calls": 30, "min_fill": 0.5, "fired": 1},
              _fill,
              lambda f, c: f["fired"].get("o2", 0) >= c["fired"]),
     Detector("blast-radius", "spatial",
              "Before changing a widely imported file, list its importers and check them after the change.",
-             {"min_edits": 1, "fired": 1},
              lambda f, c: f["edits"] >= c["min_edits"],
              lambda f, c: f["fired"].get("spatial", 0) >= c["fired"]),
     Detector("untested-edits", "echo",
              "Run the tests after a few edits instead of piling up unverified changes.",
-             {"min_edits": 6, "fired": 1},
              lambda f, c: f["edits"] >= c["min_edits"],
              lambda f, c: f["fired"].get("echo", 0) >= c["fired"]),
     Detector("task-drift", "drift",
              "Re-read the person's request at milestones: work here has drifted away from it before.",
-             {"min_calls": 12, "fired": 1},
              lambda f, c: f["main_calls"] >= c["min_calls"],
              lambda f, c: f["fired"].get("drift", 0) >= c["fired"]),
 )
@@ -108,7 +101,9 @@ LESSONS = {
 }
 RULES: dict[str, str] = {**{d.id: d.lesson for d in DETECTORS}, **LESSONS}
 BY_ID = {d.id: d for d in DETECTORS}
-CONFIG_DEFAULTS: dict[str, dict] = {**{d.id: d.defaults for d in DETECTORS}, MOTOR: {"enabled": True}}
+# The config sections the detectors and lessons read: config.DEFAULTS' own entries, not a copy
+# (a detector without one fails here, at import, rather than at the first session end).
+CONFIG_DEFAULTS: dict[str, dict] = {name: DEFAULTS[name] for name in (*BY_ID, MOTOR)}
 _READ = ("Read", "NotebookRead")
 _SEARCH = ("Grep", "Glob", "LS")
 _DOCS = ("WebFetch", "WebSearch")
@@ -134,8 +129,7 @@ def facts(summary: object) -> dict:
 
 def enabled(cfg: dict, rule_id: str) -> bool:
     name = MOTOR if rule_id in LESSONS else rule_id
-    defaults = CONFIG_DEFAULTS.get(name)
-    return defaults is not None and bool(settings.detector(cfg, name, defaults)["enabled"])
+    return name in CONFIG_DEFAULTS and bool(settings.detector(cfg, name)["enabled"])
 
 
 def strategy(lesson: object) -> str:
@@ -161,14 +155,14 @@ def judge(summary: object, active: set[str] | frozenset[str], cfg: dict) -> list
     f = facts(summary)
     out: list[tuple[str, str, str]] = []
     for det in DETECTORS:
-        c = settings.detector(cfg, det.id, det.defaults)
+        c = settings.detector(cfg, det.id)
         if not c["enabled"] or not det.pre(f, c):
             continue
         if det.fail(f, c):
             out.append(("detection", det.id, ""))
         elif det.id in active:
             out.append(("suppression", det.id, ""))
-    if settings.detector(cfg, MOTOR, CONFIG_DEFAULTS[MOTOR])["enabled"]:
+    if settings.detector(cfg, MOTOR)["enabled"]:
         lessons = summary.get("lessons") if isinstance(summary, dict) else None
         seen = set()
         for lesson in lessons if isinstance(lessons, list) else ():
