@@ -23,8 +23,10 @@ _VOLATILE = ("durationMs", "duration_ms", "elapsed", "elapsedMs", "timestamp")
 
 
 def text(payload: object, key: str) -> str:
+    """A string field, or '' (absent, another type, or holding NUL, which no path or
+    command contains and which makes os calls raise)."""
     value = payload.get(key) if isinstance(payload, dict) else None
-    return value if isinstance(value, str) else ""
+    return value if isinstance(value, str) and "\x00" not in value else ""
 
 
 def mapping(payload: object, key: str) -> dict:

@@ -105,7 +105,7 @@ def project_root(cwd: str) -> str:
 def _stamp(path: str) -> list[int] | None:
     try:
         st = os.stat(path)
-    except OSError:
+    except (OSError, ValueError):  # ValueError: an embedded NUL
         return None
     return [st.st_mtime_ns, st.st_size]
 
@@ -174,22 +174,30 @@ def load(config_dir: str, state_dir: str, root: str) -> dict:
         return DEFAULTS
     key = [paths, stamps]
     cache = os.path.join(state_dir, f"config-cache-{zlib.crc32(root.encode()):08x}.json")
+    # The cache holds the files' parsed tables, not merged values: merging again is cheap,
+    # and new defaults or limits (an update of metacog) then apply at once.
+    layers = None
     try:
         with open(cache, "rb") as fh:
-            cached = fastjson.loads(fh.read())
-        if isinstance(cached, dict) and cached.get("key") == key and isinstance(cached.get("values"), dict):
-            return merge(DEFAULTS, cached["values"])
+            cached = fastjson.loads(fh.read(CONFIG_CAP * 4))
+        if isinstance(cached, dict) and cached.get("key") == key and isinstance(cached.get("layers"), list):
+            layers = cached["layers"]
     except (OSError, ValueError):
         pass
+    if layers is None:
+        layers = []
+        for path, stamp in zip(paths, stamps):
+            if stamp:
+                try:
+                    layers.append(parse_toml(path))
+                except (OSError, ValueError):
+                    continue
+        try:
+            atomic_write(cache, fastjson.dumps({"key": key, "layers": layers}))
+        except (OSError, TypeError, ValueError):  # TOML dates do not go to JSON: no cache, still correct
+            pass
     values = DEFAULTS
-    for path, stamp in zip(paths, stamps):
-        if stamp:
-            try:
-                values = merge(values, parse_toml(path))
-            except (OSError, ValueError):
-                continue
-    try:
-        atomic_write(cache, fastjson.dumps({"key": key, "values": values}))
-    except OSError:
-        pass
+    for layer in layers:
+        if isinstance(layer, dict):
+            values = merge(values, layer)
     return values

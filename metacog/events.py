@@ -45,9 +45,13 @@ def _read_transcript(st: dict, payload: dict, now: float) -> list[dict]:
     if news.tokens:
         context["tokens"], context["model"] = news.tokens, news.model or context.get("model", "")
     cwd = text(payload, "cwd")
-    return [actions.make(name, actions.target_of(name, tool_input, cwd), error, 0, 0, now,
-                         path=actions.file_of(tool_input) if name in actions.FILE_TOOLS else "")
-            for name, tool_input, error in news.refused]
+    refused = []
+    for name, tool_input, error in news.refused:
+        act = actions.make(name, actions.target_of(name, tool_input, cwd), error, 0, 0, now,
+                           path=actions.file_of(tool_input) if name in actions.FILE_TOOLS else "")
+        act["refused"] = True  # no hook fired: Claude Code refused it before running it
+        refused.append(act)
+    return refused
 
 
 def _queue(st: dict, note: str) -> None:

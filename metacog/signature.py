@@ -293,6 +293,14 @@ def signature(error: str) -> str:
         elif not _noise(ln.strip()):
             body.append(ln)
     failing_tests = [ln for ln in body if _test_failure(ln.strip())]
+    # jest: `FAIL <file>` names only the file, the same for every different failure inside
+    # it; the first `● Suite › test` line names the failing test.
+    bullets = [ln for ln in body if ln.strip().startswith("● ")]
+    if bullets:
+        parts = [_clean(ln) for ln in failing_tests[:1] + bullets[:1]]
+        if code:
+            parts.append(f"exit {code}")
+        return " | ".join(parts)[:CAP]
     if failing_tests:
         # Test runners: the failing test's name identifies the failure better than the banner.
         body = failing_tests

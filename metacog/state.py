@@ -20,7 +20,7 @@ SESSION_ID_CAP = 64
 GC_AGE_S = 7 * 24 * 3600
 GC_EVERY_S = 3600
 MAIN = "main"
-SHAPE_ERRORS = (TypeError, KeyError, AttributeError, IndexError, ValueError)
+SHAPE_ERRORS = (TypeError, KeyError, AttributeError, IndexError)
 _ALLOWED = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
 
 

@@ -61,7 +61,7 @@ def read_new(path: str, cursor: dict) -> Reading:
         return out
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError:
+    except (OSError, ValueError):  # ValueError: an embedded NUL
         return out
     try:
         st = os.fstat(fd)

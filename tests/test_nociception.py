@@ -97,3 +97,26 @@ def test_red_green_test_cycles_are_not_a_loop() -> None:
     assert agent_text(send(red)) == ""
     assert agent_text(send(red)) == ""
     assert agent_text(send(red)).startswith("metacog: the same error 3 times")  # without greens it is
+
+
+def test_different_commands_failing_with_a_bare_exit_code_are_exploring() -> None:
+    for command in ("grep -q foo a.txt", "diff a b", "test -f x.cfg", "cmp x y"):
+        assert send(bash_failure("Exit code 1", command=command)) is None
+
+
+def test_the_same_command_failing_with_a_bare_exit_code_is_a_loop() -> None:
+    replies = [send(bash_failure("Exit code 1", command="make lint")) for _ in range(3)]
+    assert "the same error 3 times" in agent_text(replies[2])
+
+
+def test_reading_different_missing_files_is_exploring() -> None:
+    for name in ("setup.cfg", "tox.ini", "pytest.ini", "pyproject.toml"):
+        missing = captured("PostToolUseFailure", "Read", tool_input={"file_path": f"/home/dev/project/{name}"})
+        assert send(missing) is None
+
+
+def test_jest_failures_in_one_file_differ_by_test() -> None:
+    def jest(test: str) -> dict:
+        return bash_failure(f"Exit code 1\nFAIL src/cycle.test.ts\n  ● CycleService › {test}\n    Expected: 3",
+                            command="npx jest src/cycle.test.ts")
+    assert [send(jest(t)) for t in ("create", "update", "delete")] == [None, None, None]

@@ -182,3 +182,14 @@ def test_gc_keeps_the_lock_of_a_live_session(isolated_home: Path) -> None:
     state.collect_garbage(str(isolated_home / "state"), time.time())
     assert (folder / "live.json.lock").exists() and (folder / "live.json").exists()
     assert not stray.exists()
+
+
+def test_a_nul_in_a_path_does_not_cost_the_session(isolated_home: Path) -> None:
+    fail = captured("PostToolUseFailure", "Bash", session_id="nul")
+    send(fail)
+    send(fail)
+    for field in ("cwd", "transcript_path"):
+        assert send({**captured("PostToolUse", "Read", session_id="nul"), field: "/tmp/a\x00b"}) is None
+    folder = isolated_home / "state" / "sessions"
+    assert not list(folder.glob("*.corrupt-*"))
+    assert "the same error 3 times" in send(fail)["hookSpecificOutput"]["additionalContext"]

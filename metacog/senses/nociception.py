@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from metacog.action import EDIT_TOOLS
+from metacog.action import EDIT_TOOLS, FILE_TOOLS
 from metacog.senses.signal import INTERRUPT, Signal, memory, short
 
 NAME = "nociception"
@@ -19,7 +19,7 @@ def feel(win: dict, action: dict, ctx: object) -> Signal | None:
             _resolve(mem, action, ctx)  # the very call that failed now works
             mem.update(sig="", count=0, edits=0, level=0)
         return None
-    sig = action.get("sig", "")
+    sig = identity(action)
     if sig != mem.get("sig"):
         if mem.get("count", 0) >= cfg["observe_at"]:
             _resolve(mem, action, ctx)
@@ -33,7 +33,22 @@ def feel(win: dict, action: dict, ctx: object) -> Signal | None:
     if reached <= level:
         return retried
     mem["level"] = reached
-    return _say(reached, count, mem.get("edits", 0), sig, ctx)
+    return _say(reached, count, mem.get("edits", 0), action.get("sig", ""), ctx)
+
+
+def identity(action: dict) -> str:
+    """What makes two errors "the same error": the signature, and the target where the
+    signature alone names nothing (a bare exit code) or where the file is the identity
+    (Read of three different missing files is exploring, not a loop). A call Claude Code
+    refused ("File has not been read yet") is the agent's own mistake: the same one on
+    thirteen files is one loop (claude-code-viewer fe5e1c67 in the replays)."""
+    sig = action.get("sig", "")
+    if action.get("refused"):
+        return sig
+    named = [part for part in sig.split(" | ") if not part.startswith("exit ")]
+    if action["tool"] in FILE_TOOLS or not named:
+        return f"{action['tool']} {action['target']} | {sig}"
+    return sig
 
 
 def _say(level: int, count: int, edits: int, sig: str, ctx: object) -> Signal:
