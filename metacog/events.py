@@ -44,6 +44,7 @@ def _read_transcript(st: dict, payload: dict, now: float) -> list[dict]:
             _queue(st, note)
     if news.tokens:
         context["tokens"], context["model"] = news.tokens, news.model or context.get("model", "")
+    context["responses"] = context.get("responses", 0) + news.responses
     cwd = text(payload, "cwd")
     refused = []
     for name, tool_input, error in news.refused:

@@ -69,7 +69,7 @@ class _Timeline:
         """The payloads the hook gets once `line` is in the transcript."""
         try:
             entry = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past any transcript's depth
             return []
         if not isinstance(entry, dict):
             return []

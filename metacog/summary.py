@@ -74,14 +74,15 @@ def observe(summary: dict, action: dict, win: dict, is_main: bool) -> None:
     bump_max(summary, "max_error_streak", (senses.get("nociception") or {}).get("count", 0))
     vest = senses.get("vestibular") or {}
     bump_max(summary, "max_file_reads", vest.get("max_reads", 0))
-    bump_max(summary, "max_repeat", vest.get("repeat", 0))
-    if tool in SEARCH_TOOLS:
-        bump_max(summary, "max_search_repeat", vest.get("repeat", 0))
+    if not win.get("asked_repeat"):  # repetition the person asked for is not circling
+        bump_max(summary, "max_repeat", vest.get("repeat", 0))
+        if tool in SEARCH_TOOLS:
+            bump_max(summary, "max_search_repeat", vest.get("repeat", 0))
     if is_main:
         summary["main_calls"] += 1
         bump_max(summary, "max_calls_between_prompts", win.get("prompt_calls", 0))
-        minutes = (action["ts"] - win.get("prompt_at", action["ts"])) / 60
-        bump_max(summary, "max_minutes_between_prompts", round(minutes, 1))
+        # Minutes of work as Chronos counts them (idle pauses and subagent time left out).
+        bump_max(summary, "max_minutes_between_prompts", round(win.get("active_s", 0.0) / 60, 1))
 
 
 def fired(summary: dict, sense: str) -> None:

@@ -45,10 +45,12 @@ def content_text(content: object, sep: str = " ") -> str:
 class Reading:
     """What the new part of the transcript said."""
 
-    __slots__ = ("compacted", "model", "refused", "tokens")
+    __slots__ = ("compacted", "last_response", "model", "refused", "responses", "tokens")
 
     def __init__(self) -> None:
         self.tokens = 0  # context used at the latest response (0: none seen)
+        self.responses = 0  # new model responses (one response may span several lines)
+        self.last_response = ""  # its message id, carried in the cursor to the next read
         self.model = ""
         self.compacted = False
         self.refused: list[tuple[str, dict, str]] = []  # (tool name, tool input, error text)
@@ -86,6 +88,8 @@ def read_new(path: str, cursor: dict) -> Reading:
     pending = cursor.get("pending")
     if not isinstance(pending, dict):
         pending = {}
+    last = cursor.get("last_response")
+    out.last_response = last if isinstance(last, str) else ""
     for line in data[: end + 1].split(b"\n"):
         if b'"usage"' in line or b"tool_use" in line or b"compactMetadata" in line:
             _parse(line, out, pending)
@@ -93,6 +97,7 @@ def read_new(path: str, cursor: dict) -> Reading:
         for key in list(pending)[: len(pending) - PENDING_CAP]:
             del pending[key]
     cursor["pending"] = pending
+    cursor["last_response"] = out.last_response
     return out
 
 
@@ -112,6 +117,10 @@ def _parse(line: bytes, out: Reading, pending: dict) -> None:
         return
     content = message.get("content")
     if entry.get("type") == "assistant":
+        mid = message.get("id")
+        if isinstance(mid, str) and mid[:80] != out.last_response:
+            out.last_response = mid[:80]
+            out.responses += 1
         tokens = usage_tokens(message.get("usage"))
         if tokens:
             out.tokens = tokens

@@ -170,3 +170,61 @@ def test_learning_settings_below_their_bound_keep_the_default(name: str, low: in
     merged = config.merge(config.DEFAULTS, {"learning": {name: low - 1}})["learning"]
     assert merged[name] == config.DEFAULTS["learning"][name]
     assert config.merge(config.DEFAULTS, {"learning": {name: low}})["learning"][name] == low
+
+
+# --------------------------------------------------- --project writes only inside the project
+def project_file(root: Path) -> Path:
+    return root / ".claude" / "metacog.toml"
+
+
+@pytest.mark.parametrize(("make", "why"), [
+    pytest.param(lambda root, away: (root / ".claude").symlink_to(away, target_is_directory=True),
+                 ".claude is a symlink out of the project", id="claude-links-out"),
+    pytest.param(lambda root, away: (root / ".claude").symlink_to(root / "missing"),
+                 ".claude is a symlink out of the project", id="claude-links-nowhere"),
+    pytest.param(lambda root, away: (root / ".claude").write_text(""), ".claude is not a directory",
+                 id="claude-a-file"),
+])
+def test_set_project_refuses_a_claude_folder_the_store_would_refuse(project: Path, tmp_path: Path,
+                                                                    make: object, why: str) -> None:
+    away = tmp_path / "elsewhere"
+    away.mkdir()
+    make(project, away)
+    line = one_line_error(cli("config", "set", "chronos.minutes", "3", "--project"))
+    assert why in line and "make" in line and "without --project" in line
+    assert list(away.iterdir()) == [] and not global_file().exists()
+    assert not (project / "missing").exists()
+
+
+def test_set_project_follows_a_claude_symlink_inside_the_project(project: Path) -> None:
+    # As the learned-rule store does: a committed `.claude -> config/claude` stays in the project.
+    (project / "config" / "claude").mkdir(parents=True)
+    (project / ".claude").symlink_to(Path("config") / "claude")
+    assert cli("config", "set", "chronos.minutes", "3", "--project").exit_code == 0
+    written = project / "config" / "claude" / "metacog.toml"
+    assert config.parse_toml(str(written)) == {"chronos": {"minutes": 3}}
+
+
+@pytest.mark.parametrize("existing", [True, False], ids=["to-a-file", "dangling"])
+def test_set_project_refuses_a_settings_file_that_is_a_symlink(project: Path, tmp_path: Path,
+                                                               existing: bool) -> None:
+    target = tmp_path / "shared.toml"
+    if existing:
+        target.write_text("[chronos]\nminutes = 20\n")
+    project_file(project).parent.mkdir()
+    project_file(project).symlink_to(target)
+    line = one_line_error(cli("config", "set", "chronos.minutes", "3", "--project"))
+    assert f"{project_file(project)} is a symlink" in line and "rm " in line
+    assert project_file(project).is_symlink()
+    if existing:
+        assert target.read_text() == "[chronos]\nminutes = 20\n"
+    else:
+        assert not target.exists()
+
+
+def test_set_project_is_not_stopped_by_a_symlinked_learned_rule_store(project: Path, tmp_path: Path) -> None:
+    # The store refuses its own file when it is a symlink; that says nothing about the settings file.
+    (project / ".claude").mkdir()
+    clitest.store_of(project).symlink_to(tmp_path / "elsewhere.jsonl")
+    assert cli("config", "set", "chronos.minutes", "3", "--project").exit_code == 0
+    assert config.parse_toml(str(project_file(project))) == {"chronos": {"minutes": 3}}

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import clitest
 import pytest
-from clitest import DAY, ROOT, VERSION, cli, learn_error_loop, store_of
+from clitest import DAY, ROOT, VERSION, cli, learn_error_loop, one_line_error, store_of
 from hooktest import captured, send
 
 import metacog
+from metacog import config
 from metacog.cli import doctor
 from metacog.learning import store
 
@@ -237,3 +238,36 @@ def test_every_problem_says_what_to_do(healthy: Path, isolated_home: Path) -> No
     assert len(found) == 3
     assert all(f["fix"] for f in found)
     assert cli("doctor").stdout.count("fix: ") == 3
+
+
+def config_fixes() -> dict[str, str]:
+    return {f["text"]: f["fix"] for f in findings()
+            if f["status"] == "problem" and f["text"].startswith("config ")}
+
+
+def test_an_unknown_setting_is_never_advised_to_be_set(healthy: Path, isolated_home: Path) -> None:
+    config_file = isolated_home / "config" / "config.toml"
+    config_file.parent.mkdir(parents=True)
+    config_file.write_text("[chronos]\nbogus = 3\n[o3]\nx = 1\n")
+    fixes = config_fixes()
+    assert len(fixes) == 2 and not any("config set" in fix for fix in fixes.values())
+    assert "unknown setting" in one_line_error(cli("config", "set", "chronos.bogus", "3"))  # the old advice
+    [near] = [fix for text, fix in fixes.items() if "chronos.bogus" in text]
+    assert "delete that line" in near and "rename it to chronos.minutes" in near
+    [far] = [fix for text, fix in fixes.items() if "o3.x" in text]
+    assert "delete that line" in far and "rename" not in far and "`metacog config show`" in far
+
+
+@pytest.mark.parametrize("scope", ["global", "project"])
+def test_a_wrong_value_is_advised_a_set_that_fixes_it(healthy: Path, isolated_home: Path, scope: str) -> None:
+    config_file = (isolated_home / "config" / "config.toml" if scope == "global"
+                   else Path.cwd() / ".claude" / "metacog.toml")
+    config_file.parent.mkdir(parents=True)
+    config_file.write_text('[chronos]\nminutes = "ten"\n')
+    [fix] = config_fixes().values()
+    flag = " --project" if scope == "project" else ""
+    assert f"`metacog config set chronos.minutes VALUE{flag}`" in fix
+    # Running it (with a value) writes that same file, and the problem is gone.
+    assert cli("config", "set", "chronos.minutes", "10", *flag.split()).exit_code == 0
+    assert config.parse_toml(str(config_file)) == {"chronos": {"minutes": 10}}
+    assert not config_fixes()

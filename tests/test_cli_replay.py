@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import random
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -197,3 +198,36 @@ def test_engine_errors_become_one_line(tmp_path: Path, monkeypatch: pytest.Monke
 def test_replay_leaves_the_persons_state_alone(isolated_home: Path) -> None:
     assert cli("replay", str(SAMPLE), "--json").exit_code == 0
     assert not (isolated_home / "state" / "sessions").exists()
+
+
+@pytest.mark.parametrize("content", [
+    pytest.param(random.Random(7).randbytes(64 * 1024), id="random-bytes"),
+    pytest.param(b"", id="empty"),
+    pytest.param(b"hello\nworld\n", id="text"),
+    pytest.param(b'{"a": 1}\n[{"type": "user"}]\n"type"\n{"type": "user"\n', id="json-but-no-entry"),
+])
+@pytest.mark.parametrize("as_json", [False, True], ids=["human", "json"])
+def test_a_file_without_one_transcript_entry_is_refused(tmp_path: Path, content: bytes, as_json: bool) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(content)
+    result = cli("replay", str(path), *(["--json"] if as_json else []))
+    assert result.stdout == ""
+    line = one_line_error(result)
+    assert f"{path} is not a Claude Code transcript" in line and "~/.claude/projects/" in line
+
+
+def test_a_transcript_with_no_tool_calls_replays_to_zero(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    summary = {"type": "summary", "summary": "Fix the build", "leafUuid": "0b6f2d3e"}
+    path.write_bytes(b"\x00\xff garbage\n" + json.dumps(summary).encode() + b"\n")  # one entry is enough
+    result = cli("replay", str(path))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == f"{path}: 0 tool calls, 0 signals"
+
+
+def test_a_deeply_nested_line_is_skipped_like_any_bad_line(tmp_path) -> None:
+    from metacog.replay import replay
+
+    path = tmp_path / "deep.jsonl"
+    path.write_text('{"a":' * 100_000 + "1" + "}" * 100_000 + "\n")
+    assert replay(str(path))["tool_calls"] == 0

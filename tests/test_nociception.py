@@ -120,3 +120,16 @@ def test_jest_failures_in_one_file_differ_by_test() -> None:
         return bash_failure(f"Exit code 1\nFAIL src/cycle.test.ts\n  ● CycleService › {test}\n    Expected: 3",
                             command="npx jest src/cycle.test.ts")
     assert [send(jest(t)) for t in ("create", "update", "delete")] == [None, None, None]
+
+
+def test_no_escalation_before_the_model_answered(tmp_path) -> None:
+    from transcripts import Transcript
+
+    log = Transcript(tmp_path / "t.jsonl")
+    log.usage(5000)  # one model response asked for a batch of nine identical calls
+    fail = bash_failure(TRACE)
+    fail["transcript_path"] = str(log.path)
+    said = [agent_text(send(fail)) for _ in range(9)]
+    assert [bool(s) for s in said] == [False, False, True] + [False] * 6  # one intervention only
+    log.usage(6000)  # the model answered; the next failure may escalate
+    assert "state the assumption" in agent_text(send(fail))

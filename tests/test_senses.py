@@ -376,3 +376,30 @@ def test_a_config_cache_from_an_older_version_does_not_pin_old_defaults(isolated
     cfg = config.load(str(isolated_home / "config"), str(isolated_home / "state"), "/home/dev/project")
     assert cfg["vestibular"]["same_action"] == 3
     assert cfg["chronos"]["min_minutes_for_calls"] == config.DEFAULTS["chronos"]["min_minutes_for_calls"] == 10
+
+
+def test_idle_pauses_count_nothing() -> None:
+    said = [agent_text(send(prompt("go"), now=T0))]
+    said += [agent_text(send(bash(f"echo {i}"), now=T0 + 3600 * (i + 1))) for i in range(20)]
+    assert not any(said)  # twenty calls an hour apart: the person was away, nobody worked
+
+
+def test_quick_calls_do_not_use_up_the_time_check_ins() -> None:
+    calls = [prompt("go")] + [bash(f"echo {i}") for i in range(100)]
+    said = texts(calls, step=6.0)  # 100 calls in 10 minutes
+    assert sum(1 for s in said if s) == 1 and "100 tool calls and 10 minutes" in said[-1]
+    later = [agent_text(send(bash(f"echo late {i}"), now=T0 + 600 + 120 * (i + 1))) for i in range(3)]
+    assert "103 tool calls and 16 minutes" in later[2]  # the 15-minute check-in still comes
+
+
+def test_the_session_summary_counts_work_not_waiting_nor_requested_repeats(isolated_home: Path) -> None:
+    import json
+
+    send(prompt("run the flaky test 5 times and tell me how often it fails"), now=T0)
+    send(bash("echo first"), now=T0 + 45 * 60)  # the person took 45 minutes to come back
+    for i in range(5):
+        send(bash("pytest -k flaky"), now=T0 + 45 * 60 + 10 * (i + 1))
+    [path] = (isolated_home / "state" / "sessions").glob("*.json")
+    summary = json.loads(path.read_text())["summary"]
+    assert summary["max_repeat"] == 0
+    assert summary["max_minutes_between_prompts"] < 2

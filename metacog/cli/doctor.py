@@ -17,7 +17,7 @@ from pathlib import Path
 import metacog
 from metacog import config, learning, paths
 from metacog.cli import settings
-from metacog.cli.common import one_line
+from metacog.cli.common import closest, one_line
 
 OK, NOTE, PROBLEM = "ok", "note", "problem"
 MIN_PYTHON = (3, 10)
@@ -236,15 +236,30 @@ def check_config(root: str) -> list[dict]:
         if entry["error"]:
             out.append(finding(PROBLEM, f"config {entry['path']} is {entry['error']}; the hook skips it",
                                "fix it or delete it (`metacog config show` shows what is in effect)"))
+    known = settings.all_keys()
     for item in report["ignored"]:
         out.append(finding(PROBLEM, f"config {item['file']}: {item['key']}: {item['why']}",
-                           f"fix or remove that line (`metacog config set {item['key']} VALUE` "
-                           "writes a valid one)" if "." in item["key"] else "fix or remove that table"))
+                           _config_fix(item, known, report)))
     if not out:
         present = [e["path"] for e in report["files"] if e["exists"]]
         out.append(finding(OK, "config valid" + (f" ({', '.join(present)})" if present else
                                                  " (no config files: defaults)")))
     return out
+
+
+def _config_fix(item: dict, known: list[str], report: dict) -> str:
+    """What to do about one ignored entry; a command only where `metacog config set` takes the key."""
+    key = item["key"]
+    if "." not in key:
+        return "fix or remove that table"
+    if key in known:  # a known setting with a value the hook ignores
+        project = any(f["scope"] == "project" and f["path"] == item["file"] for f in report["files"])
+        flag = " --project" if project else ""
+        return f"fix or remove that line (`metacog config set {key} VALUE{flag}` writes a valid one)"
+    near = closest(key, known)
+    if near:
+        return f"delete that line, or rename it to {near[0]} if that is the setting meant"
+    return "delete that line (`metacog config show` lists every setting)"
 
 
 def check_stores(root: str) -> list[dict]:

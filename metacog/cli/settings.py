@@ -94,6 +94,30 @@ def project_path(root: str) -> str:
     return os.path.join(root, config.PROJECT_NAME)
 
 
+def writable_project_path(root: str) -> str:
+    """The project's settings file, where `config set --project` may write it; a CliError otherwise.
+
+    The project's `.claude` is judged by learning.store.locate, the check the learned-rule
+    store passes before each write (a repository can commit `.claude` as a symlink to
+    anywhere: one resolving inside the project is followed, any other refused); the
+    settings file itself must not be a symlink either.
+    """
+    from metacog.learning import store
+
+    path = project_path(root)
+    store_path, why = store.locate(root)
+    # locate also refuses the store's own file when it is a symlink; only its verdict on
+    # `.claude` (a reason naming it, or no project at all) concerns the settings file.
+    if not store_path and (why.startswith(store.PROJECT_DIR) or not root):
+        folder = os.path.dirname(path)
+        raise CliError(f"not writing {path}: {why}; make {folder} a folder inside the project "
+                       "(not a file, nor a symlink out of it), or set it globally (without --project)")
+    if os.path.islink(path):
+        raise CliError(f"{path} is a symlink, not written through; replace it with a file "
+                       f"(rm {path}, then set again), or set it globally (without --project)")
+    return path
+
+
 def layers(root: str) -> list[dict]:
     """The two files, lowest first: scope, path, exists, values (or None) and error."""
     out = []
@@ -189,7 +213,7 @@ def set_value(key: str, raw: str, root: str, project: bool) -> str:
     """Write one setting into the global (or project) file atomically; say what was done."""
     section, name = split_key(key)
     value = parse_value(key, raw)
-    path = project_path(root) if project else global_path()
+    path = writable_project_path(root) if project else global_path()
     doc: dict = {}
     had_comments = False
     if os.path.exists(path):

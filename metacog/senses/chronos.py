@@ -33,17 +33,24 @@ def feel(win: dict, action: dict, ctx: object) -> Signal | None:
         if isinstance(duration, (int, float)) and duration > 0:
             gap = max(0.0, gap - duration / 1000)
     # A pause longer than IDLE_GAP_S is waiting (for the person, a permission), not
-    # working: replays showed "1 call and 335 minutes" where the person was away.
-    win["active_s"] = win.get("active_s", 0.0) + min(gap, IDLE_GAP_S)
+    # working: replays showed "1 call and 335 minutes" where the person was away. Of such
+    # a pause only the call's own run time counts.
+    if gap > IDLE_GAP_S:
+        duration = ctx.payload.get("duration_ms") if isinstance(ctx.payload, dict) else None
+        gap = min(duration / 1000, IDLE_GAP_S) if isinstance(duration, (int, float)) and duration > 0 else 0.0
+    win["active_s"] = win.get("active_s", 0.0) + gap
     mem["last_ts"] = ctx.now
     calls = win.get("prompt_calls", 0)
     minutes = elapsed_minutes(win, ctx.now)
     # Many quick calls are not grinding: the call count speaks only after some work time.
     by_calls = _level(calls, cfg["calls"]) if minutes >= cfg["min_minutes_for_calls"] else 0
-    level = max(_level(minutes, cfg["minutes"]), by_calls)
-    if level <= mem.get("level", 0):
+    by_time = _level(minutes, cfg["minutes"])
+    # Time and calls keep levels of their own: 100 quick calls must not use up the
+    # 15-, 30- and 45-minute check-ins. Each level is said once.
+    if by_time <= mem.get("time_level", 0) and by_calls <= mem.get("call_level", 0):
         return None
-    mem["level"] = level  # each level once
+    mem["time_level"] = max(by_time, mem.get("time_level", 0))
+    mem["call_level"] = max(by_calls, mem.get("call_level", 0))
     return Signal(NAME, f"{calls} tool calls and {minutes:.0f} minutes since the person last spoke. "
                   "Would a short check-in help: what is done, what is left, what is uncertain?")
 

@@ -32,8 +32,14 @@ def feel(win: dict, action: dict, ctx: object) -> Signal | None:
     reached = sum(1 for at in steps if count >= at)
     if reached <= level:
         return retried
-    mem["level"] = reached
-    return _say(reached, count, mem.get("edits", 0), action.get("sig", ""), ctx)
+    # The cooldown: no new intervention before the model has answered the last one
+    # (a parallel batch of failing calls would otherwise escalate four levels at once).
+    # Without a transcript (replays, tests without one) the call counts alone decide.
+    responses = (ctx.state.get("context") or {}).get("responses", 0)
+    if level and responses and responses <= mem.get("said_at", 0):
+        return retried
+    mem["level"], mem["said_at"] = level + 1, responses
+    return _say(level + 1, count, mem.get("edits", 0), action.get("sig", ""), ctx)
 
 
 def identity(action: dict) -> str:
@@ -99,8 +105,8 @@ def _retries(mem: dict, action: dict, cfg: dict) -> Signal | None:
     top, same = max(run["kinds"].items(), key=lambda kv: kv[1])
     if run["said"] or run["fails"] < cfg["retry_at"] or same < cfg["retry_same_kind"]:
         return None
-    if same == run["fails"] and len(set(run["kinds"])) == 1 and mem.get("count", 0) >= run["fails"]:
-        return None  # identical errors: the streak above speaks for those
+    if mem.get("sig") == identity(action) and mem.get("count", 0) + 1 >= run["fails"]:
+        return None  # identical errors all along: the streak speaks for those (it counts this one next)
     run["said"] = True
     return Signal(NAME, f"{action['tool']} `{short(action['target'], 60)}` has failed {run['fails']} times without "
                   f"passing, {same} of them with the same kind of error at a new place (`{short(top, 70)}`). Would "
