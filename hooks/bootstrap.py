@@ -78,7 +78,7 @@ def build(runtime: Path) -> None:
         src = copy_source(Path(tmp))
         run([*pip, "install", "--disable-pip-version-check", "--no-input", "--quiet",
              "--retries", "1", "--timeout", "20", str(src)])
-    run([str(runtime / "bin" / "python"), "-I", "-c", "import metacog.hook, metacog.paths; metacog.paths.remember()"])
+    run([str(runtime / "bin" / "python"), "-I", "-c", "import metacog.hook"])  # the package imports
 
 
 def collect_old(base: Path, keep: str) -> None:
@@ -115,6 +115,9 @@ def main() -> int:
             log(data, f"runtime {version} not prepared with {sys.executable}: {exc}")
             return 1
         (runtime / ".ready").write_text(f"{version}\n{sys.executable}\n")
+        # Now that the runtime is marked ready, it may remember where platformdirs puts files.
+        subprocess.run([str(runtime / "bin" / "python"), "-I", "-c", "import metacog.paths as p; p.remember()"],
+                       capture_output=True, timeout=60, check=False)
         failed_marker.unlink(missing_ok=True)
         collect_old(base, version)
         log(data, f"runtime {version} prepared with {sys.executable} in {time.monotonic() - started:.1f}s")

@@ -128,15 +128,16 @@ def on_prompt(payload: dict, state_dir: str, now: float, size: int) -> dict | No
 
 def on_session_start(payload: dict, state_dir: str, now: float, size: int) -> dict | None:
     paths.remember()
-    state.collect_garbage(state_dir, now)
     _cap_stderr_log()
     sid = state.clean_session_id(payload.get("session_id"))
     if sid:
         root = config.project_root(text(payload, "cwd"))
         cfg = config.load(paths.config_dir(), state_dir, root)
         if cfg["learning"]["enabled"]:
-            # Sessions of this project that ended without a SessionEnd are evaluated now.
+            # Sessions of this project that ended without a SessionEnd are evaluated now,
+            # before the collection below could remove their state.
             learning.on_session_start(root, sid, state_dir, cfg, now)
+    state.collect_garbage(state_dir, now)
     if sid and text(payload, "source") == "compact":
         with state.Session(state_dir, sid, now) as st:
             note = o2.after_compaction(state.window(st, "", now))

@@ -193,3 +193,17 @@ def test_a_nul_in_a_path_does_not_cost_the_session(isolated_home: Path) -> None:
     folder = isolated_home / "state" / "sessions"
     assert not list(folder.glob("*.corrupt-*"))
     assert "the same error 3 times" in send(fail)["hookSpecificOutput"]["additionalContext"]
+
+
+def test_an_old_unevaluated_session_is_learned_from_before_it_is_collected(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    start = time.time()
+    fail = captured("PostToolUseFailure", "Bash", cwd=str(project), session_id="old-loop")
+    for i in range(5):
+        send(fail, now=start + i)
+    later = start + state.GC_AGE_S + 2 * 86400  # no SessionEnd ever came; nine days pass
+    send(captured("SessionStart", cwd=str(project), session_id="next"), now=later)
+    store = project / ".claude" / "metacog-learnings.jsonl"
+    rules = [json.loads(line)["rule"] for line in store.read_text().splitlines()]
+    assert "error-loop" in rules
