@@ -79,6 +79,13 @@ LIMITS: dict[tuple[str, str], tuple[float, float]] = {
     ("learning", "prune_after_days"): (1, 100_000), ("learning", "prune_below_evidence"): (0, 10**9),
     ("learning", "stale_after_minutes"): (1, 10**7), ("learning", "compact_bytes"): (1024, 1 << 30),
     ("learning", "keep_days"): (0, 100_000),
+    # Learned patterns: a failure threshold of 0 or 1 would call every session a detection.
+    ("error-loop", "streak"): (2, 1000), ("repeated-reads", "same_file"): (2, 1000),
+    ("circular-search", "same_search"): (2, 1000), ("going-in-circles", "same_action"): (2, 1000),
+    ("long-autonomous-run", "run_calls"): (1, 100_000), ("long-autonomous-run", "run_minutes"): (1, 100_000),
+    ("write-heavy", "ratio"): (1, 1000), ("context-pressure", "min_fill"): (0.05, 1),
+    ("context-pressure", "fired"): (1, 1000), ("blast-radius", "fired"): (1, 1000),
+    ("untested-edits", "fired"): (1, 1000), ("task-drift", "fired"): (1, 1000),
 }
 _INF = float("inf")
 CONFIG_CAP = 256 * 1024  # bytes; a config file is a few lines
