@@ -8,9 +8,10 @@ from pathlib import Path
 
 import learningtest
 import pytest
+from hooktest import captured, send
 from learningtest import T0, cfg, project_records, session
 
-from metacog import config, paths
+from metacog import config, paths, state
 from metacog.learning import detectors, settings
 
 ALL = frozenset(detectors.RULES)
@@ -23,10 +24,13 @@ CASES = {
     "long-autonomous-run": ({"main_calls": 30, "max_calls_between_prompts": 59, "max_minutes_between_prompts": 29},
                             {"main_calls": 30, "max_calls_between_prompts": 60}),
     "write-heavy": ({"edits": 9, "reads": 3}, {"edits": 10, "reads": 3}),
-    "context-pressure": ({"calls": 30}, {"calls": 30, "fired": {"o2": 1}}),
-    "blast-radius": ({"edits": 1}, {"edits": 1, "fired": {"spatial": 1}}),
-    "untested-edits": ({"edits": 6, "reads": 6}, {"edits": 6, "reads": 6, "fired": {"echo": 1}}),
-    "task-drift": ({"main_calls": 12}, {"main_calls": 12, "fired": {"drift": 1}}),
+    "context-pressure": ({"calls": 30, "max_context_fill": 0.5},
+                         {"calls": 30, "max_context_fill": 0.5, "fired": {"o2": 1}}),
+    "blast-radius": ({"edits": 1, "wide_edits": 1}, {"edits": 1, "wide_edits": 1, "fired": {"spatial": 1}}),
+    "untested-edits": ({"edits": 6, "code_edits": 6, "reads": 6},
+                       {"edits": 6, "code_edits": 6, "reads": 6, "fired": {"echo": 1}}),
+    "task-drift": ({"main_calls": 12, "tracked_calls": 12},
+                   {"main_calls": 12, "tracked_calls": 12, "fired": {"drift": 1}}),
 }
 # Just under each precondition: the situation never arose, whatever else the summary says.
 NOT_ARISEN = {
@@ -41,6 +45,38 @@ NOT_ARISEN = {
     "untested-edits": {"edits": 5, "fired": {"echo": 5}},
     "task-drift": {"main_calls": 11, "fired": {"drift": 5}},
 }
+# Sessions, long ones among them, where the situation a rule is about never came up: a
+# session's length, or edits of any kind, are not the situation. Each says nothing about
+# the rule, active or not (a suppression here would be a "held" the rule never earned).
+NEVER_AROSE = [
+    ("error-loop", {"calls": 200, "main_calls": 200}),
+    ("repeated-reads", {"calls": 200, "edits": 20, "searches": 30}),
+    ("circular-search", {"calls": 200, "reads": 30}),
+    ("going-in-circles", {"calls": 200, "max_repeat": 1}),  # no action ever gave the same result twice
+    ("going-in-circles", {"calls": 200}),
+    # The person spoke every few calls: the agent never had the chance to run far alone.
+    ("long-autonomous-run",
+     {"main_calls": 200, "max_calls_between_prompts": 29, "max_minutes_between_prompts": 29}),
+    ("long-autonomous-run", {"main_calls": 200}),
+    ("write-heavy", {"calls": 200, "reads": 50}),
+    ("context-pressure", {"calls": 300, "main_calls": 300}),  # how full the context got is unknown
+    ("context-pressure", {"calls": 300, "max_context_fill": 0.49}),
+    # Edits, but none to a widely imported file (docs, or files nothing imports); a summary
+    # without the count of such edits cannot say that one happened.
+    ("blast-radius", {"calls": 14, "main_calls": 14, "edits": 6, "reads": 6}),
+    ("blast-radius", {"calls": 14, "edits": 6, "wide_edits": 0}),
+    # Edits, but not to code: Echo does not count them, so untested ones cannot pile up.
+    ("untested-edits", {"calls": 14, "main_calls": 14, "edits": 6, "reads": 6}),
+    ("untested-edits", {"calls": 40, "edits": 30, "code_edits": 5, "fired": {"echo": 1}}),
+    # A long session whose requests named nothing to follow, or that followed it only briefly.
+    ("task-drift", {"calls": 40, "main_calls": 40, "prompts": 3}),
+    ("task-drift", {"main_calls": 40, "tracked_calls": 11, "fired": {"drift": 1}}),
+]
+# The summary the reviewer's case gives today: 14 calls, 6 edits, all to docs (and 4 reads,
+# under repeated-reads' min_reads: reading 5 files would rightly test that rule).
+DOCS_SESSION = {"calls": 14, "main_calls": 14, "edits": 6, "reads": 4, "bash": 4, "prompts": 1,
+                "max_file_reads": 1, "max_repeat": 1, "max_calls_between_prompts": 14,
+                "max_minutes_between_prompts": 3.0}
 
 project = learningtest.project
 make_project = learningtest.make_project
@@ -51,7 +87,7 @@ def verdicts(summary: dict, rule_id: str, active: frozenset = ALL, conf: dict | 
 
 
 def test_every_detector_is_tested() -> None:
-    assert set(CASES) == set(NOT_ARISEN) == {d.id for d in detectors.DETECTORS}
+    assert set(CASES) == set(NOT_ARISEN) == {rid for rid, _ in NEVER_AROSE} == {d.id for d in detectors.DETECTORS}
     assert len(detectors.DETECTORS) >= 5 + 4  # the five named patterns, and senses'
 
 
@@ -67,6 +103,75 @@ def test_detection_suppression_and_silence(rule_id: str) -> None:
     assert verdicts(held, rule_id) == ["suppression"]
     assert verdicts(held, rule_id, active=frozenset()) == []
     assert verdicts(NOT_ARISEN[rule_id], rule_id) == []
+
+
+@pytest.mark.parametrize(("rule_id", "summary"), NEVER_AROSE,
+                         ids=[f"{rid}-{i}" for i, (rid, _) in enumerate(NEVER_AROSE)])
+def test_a_situation_that_never_arose_says_nothing(rule_id: str, summary: dict) -> None:
+    assert verdicts(summary, rule_id) == []
+    assert verdicts(summary, rule_id, active=frozenset()) == []
+
+
+def test_a_session_that_only_edited_docs_holds_no_rule() -> None:
+    # The reviewer's case: 14 calls, 6 edits all to docs, every rule active. The rules about
+    # widely imported files, untested code and the request's names were never tested, nor
+    # were repeats (none happened): none of them held.
+    assert [e for e in detectors.judge(DOCS_SESSION, ALL, cfg()) if e[0] == "suppression"] == []
+
+
+def test_a_docs_session_through_the_hook_holds_no_rule(project: str) -> None:
+    # The same, with the summary the hook really keeps: no field counts a wide, code or
+    # tracked edit yet, and each must read as "did not happen", never as "happened".
+    sid = "docs"
+    docs = Path(project) / "docs"
+    docs.mkdir()
+
+    def call(tool: str, tool_input: dict, i: int) -> None:
+        send(captured("PostToolUse", tool, session_id=sid, cwd=project, tool_input=tool_input,
+                      transcript_path=""), now=T0 + 10 + i)
+
+    send(captured("UserPromptSubmit", session_id=sid, cwd=project, prompt="please tidy up the documentation",
+                  transcript_path=""), now=T0)
+    for i in range(6):
+        page = str(docs / f"page{i}.md")
+        if i < 4:
+            call("Read", {"file_path": page}, 2 * i)
+        call("Edit", {"file_path": page, "old_string": "teh", "new_string": "the"}, 2 * i + 1)
+    for i, command in enumerate(("ls docs", "git status", "git diff --stat", "wc -l docs/*.md")):
+        call("Bash", {"command": command, "description": "x"}, 12 + i)
+    totals = state.read(paths.state_dir(), sid)["summary"]
+    assert (totals["calls"], totals["edits"], totals["reads"], totals["errors"]) == (14, 6, 4, 0)
+    given = detectors.judge(totals, ALL, cfg())
+    assert [e for e in given if e[0] == "suppression"] == []
+    assert given == []  # and nothing failed either
+
+
+@pytest.mark.parametrize("rule_id", sorted(CASES))
+def test_the_lowest_min_thresholds_do_not_make_a_situation_arise(rule_id: str) -> None:
+    # Each precondition threshold at the lowest the config takes (0 where config.LIMITS has no bound).
+    lowest = {key: type(value)(config.LIMITS.get((rule_id, key), (0, 0))[0])
+              for key, value in config.DEFAULTS[rule_id].items() if key.startswith("min_")}
+    assert lowest, rule_id
+    assert verdicts({"calls": 50, "main_calls": 50}, rule_id, conf=cfg({rule_id: lowest})) == []
+
+
+@pytest.mark.parametrize("rule_id", sorted(d.id for d in detectors.DETECTORS if d.sense))
+def test_a_sense_switched_off_cannot_show_its_failure_so_nothing_held(rule_id: str) -> None:
+    # With the sense off, the failure it would have seen cannot appear in the summary: a
+    # session meeting the precondition would otherwise always count as "held".
+    off = cfg({detectors.BY_ID[rule_id].sense: {"enabled": False}})
+    held, failed = CASES[rule_id]
+    assert verdicts(held, rule_id, conf=off) == []
+    assert verdicts(failed, rule_id, conf=off) == []
+
+
+def test_long_autonomous_run_does_not_need_chronos() -> None:
+    off = cfg({"chronos": {"enabled": False}})
+    held, failed = CASES["long-autonomous-run"]
+    assert verdicts(held, "long-autonomous-run", conf=off) == ["suppression"]
+    assert verdicts(failed, "long-autonomous-run", conf=off) == ["detection"]
+    minutes = {"main_calls": 40, "max_calls_between_prompts": 20, "max_minutes_between_prompts": 30}
+    assert verdicts(minutes, "long-autonomous-run") == ["detection"]  # a long stretch in minutes
 
 
 @pytest.mark.parametrize("rule_id", sorted(CASES))
@@ -143,6 +248,7 @@ def test_detector_sections_go_through_config_load(make_project: Callable[[str], 
     conf = config.load(paths.config_dir(), paths.state_dir(), str(root))
     assert verdicts({"errors": 4, "max_error_streak": 4}, "error-loop", conf=conf) == ["suppression"]
     assert verdicts({"main_calls": 20, "fired": {"drift": 2}}, "task-drift", conf=conf) == []
+    assert verdicts({"main_calls": 20, "tracked_calls": 20, "fired": {"drift": 2}}, "task-drift", conf=conf) == []
     assert settings.detector(conf, "error-loop")["min_errors"] == 2
     learn = settings.learning(conf)
     assert (learn["promote_projects"], learn["keep_days"]) == (3, config.DEFAULTS["learning"]["keep_days"])
@@ -155,5 +261,7 @@ def test_the_thresholds_are_the_config_sections_only() -> None:
     assert all(detectors.CONFIG_DEFAULTS[name] is config.DEFAULTS[name] for name in detectors.CONFIG_DEFAULTS)
     assert not any(hasattr(det, "defaults") for det in detectors.DETECTORS)
     for rule_id, (_, failed) in CASES.items():
-        unreachable = {key: 10**9 for key in config.DEFAULTS[rule_id] if key != "enabled"}
+        # The highest each key takes (config.LIMITS), or 10**9 where it has no bound.
+        unreachable = {key: config.LIMITS.get((rule_id, key), (0, 10**9))[1]
+                       for key in config.DEFAULTS[rule_id] if key != "enabled"}
         assert verdicts(failed, rule_id, conf=cfg({rule_id: unreachable})) == [], rule_id

@@ -219,6 +219,41 @@ def test_an_unchanged_verdict_is_not_written_again(project: str) -> None:
     assert len(project_records(project)) == 1
 
 
+def test_sessions_judged_by_older_detectors_are_judged_again(project: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Detectors before version 2 took a long session for the situation of rules it never
+    # tested ("held" blast-radius on a session that edited only docs). A session whose state
+    # is still kept is judged again once, and the evidence it no longer gives is retracted.
+    import json
+
+    from metacog.learning import detectors
+
+    docs_only = {"calls": 14, "main_calls": 14, "edits": 6, "reads": 4}
+    real_judge, real_version = detectors.judge, detectors.VERSION
+
+    def old_judge(summary: object, active: object, conf: dict) -> list:
+        return [*real_judge(summary, active, conf), ("suppression", "blast-radius", "")]
+
+    monkeypatch.setattr(detectors, "judge", old_judge)
+    monkeypatch.setattr(detectors, "VERSION", 1)
+    write_session("a", project, T0, **docs_only)
+    learning.on_session_end(project, "a", state_dir(), cfg(), T0 + 60)
+    monkeypatch.setattr(detectors, "judge", real_judge)  # not undo(): that would also undo the isolated home
+    monkeypatch.setattr(detectors, "VERSION", real_version)
+    done = Path(state_dir(), "learning", "marks", "a.done")
+    mark = json.loads(done.read_text())
+    mark.pop("judge", None)  # as the marks written before detectors were versioned
+    done.write_text(json.dumps(mark))
+    assert rule(project, "blast-radius", T0 + HOUR)["suppressions"] == 1
+
+    start(project, "next", T0 + DAY)
+    assert [(r["type"], r["rule"]) for r in project_records(project)] == [
+        ("suppression", "blast-radius"), ("retraction", "blast-radius")]
+    assert rule(project, "blast-radius", T0 + DAY) is None
+    assert json.loads(done.read_text())["judge"] == detectors.VERSION
+    start(project, "later", T0 + 2 * DAY)  # judged by these detectors now: not again
+    assert len(project_records(project)) == 2
+
+
 def test_a_resumed_session_is_not_taken_for_ended(project: str) -> None:
     write_session("a", project, T0, **learningtest.QUIET)
     learning.on_session_end(project, "a", state_dir(), cfg(), T0)

@@ -1,10 +1,16 @@
 """The patterns learned across sessions, each a precondition and a failure, read from a session summary.
 
-The precondition says the situation arose (errors happened, files were read, the
-session ran long); the failure says the loop formed. A session where the failure
+The precondition says the situation the rule is about arose (errors happened, files
+were read, a widely imported file was edited, code was edited, the request named
+things to follow); the failure says the loop formed. A session where the failure
 happened is a detection; one where an active rule's precondition was met and the
 failure did not happen is a suppression (the rule held); a session where the
-situation never arose says nothing about the rule.
+situation never arose says nothing about the rule. A session's length alone is never
+the situation: a long session that never met it did not test the rule, and counting
+it as "held" would inflate the rule's confidence. So a precondition that reads a
+summary field the session lacks (an older summary, or a field not counted yet) is not
+met, and a detector whose failure is seen through a sense that is switched off says
+nothing (the failure could not have been seen, so its absence is no evidence).
 
 Rule ids and lesson texts live here, in code: the digest is built from this table
 and from counts, never from text found in a store (a project's store is written by
@@ -19,17 +25,30 @@ import math
 from metacog.config import DEFAULTS
 from metacog.learning import settings
 
-# Summary fields the detectors read (metacog.summary); anything else there is ignored.
+# Summary fields the detectors read (metacog.summary); anything else there is ignored, and
+# one missing reads as 0. Three are not counted yet: "wide_edits" (edits to a file with at
+# least spatial.min_importers importers, counted by Spatial whether or not it spoke),
+# "code_edits" (edits to code files, as Echo counts them) and "tracked_calls" (main-agent
+# calls under a request that named things, once the work had touched one, as Drift follows
+# them). Until the summary has them, the situations they say never arose: no evidence.
 NUMBERS = ("calls", "main_calls", "errors", "reads", "edits", "searches", "bash", "prompts",
            "max_error_streak", "max_file_reads", "max_repeat", "max_search_repeat",
            "max_calls_between_prompts", "max_minutes_between_prompts", "max_context_fill",
-           "first_ts", "last_ts")
+           "wide_edits", "code_edits", "tracked_calls", "first_ts", "last_ts")
 SENSES = ("nociception", "vestibular", "o2", "chronos", "spatial", "echo", "drift")
 MOTOR = "motor-learning"  # the config section of the lessons from resolved error streaks
+# What judge() makes of a summary, versioned: when it changes, finished sessions whose state is
+# still kept are judged again (metacog.learning.evaluate), and evidence they no longer give is
+# retracted. 2: preconditions are the situations themselves, never the session's length.
+VERSION = 2
+REPEATED = 2  # an identical action with an identical result, twice in a row: a repeat (not a threshold)
 
 
 class Detector:
-    """`pre(facts, section)` and `fail(facts, section)`, the section being the config's `[<id>]`."""
+    """`pre(facts, section)` and `fail(facts, section)`, the section being the config's `[<id>]`.
+
+    `sense` is the sense through which the failure is seen ('' if the summary counts it
+    itself): with that sense switched off, the failure cannot happen, so nothing is judged."""
 
     __slots__ = ("fail", "id", "lesson", "pre", "sense")
 
@@ -38,55 +57,77 @@ class Detector:
         self.pre, self.fail = pre, fail
 
 
+def _arose(count: float, threshold: float) -> bool:
+    """At least `threshold` occurrences, and at least one: a threshold set to 0 does not make
+    a situation that never happened count as arisen."""
+    return count >= max(threshold, 1)
+
+
+def _long_run(f: dict, c: dict) -> bool:
+    # The agent worked a long stretch without the person (min_calls main-agent calls in one
+    # stretch, or run_minutes), not merely a long session: one where the person spoke every
+    # few calls never left the agent the chance to run far alone.
+    return _arose(f["main_calls"], c["min_calls"]) and (
+        _arose(f["max_calls_between_prompts"], c["min_calls"])
+        or _arose(f["max_minutes_between_prompts"], c["run_minutes"]))
+
+
+def _long_run_failed(f: dict, c: dict) -> bool:
+    return f["max_calls_between_prompts"] >= c["run_calls"] or f["max_minutes_between_prompts"] >= c["run_minutes"]
+
+
 def _fill(f: dict, c: dict) -> bool:
-    # O2 may report how full the context got (summary "max_context_fill", 0..1); until it
-    # does, a session long enough for context to matter is the situation.
-    if f["max_context_fill"]:
-        return f["max_context_fill"] >= c["min_fill"]
-    return f["calls"] >= c["min_calls"]
+    # The context got full (summary "max_context_fill", 0..1, from the transcript's usage). A
+    # session whose fill was never known says nothing: its length is not context pressure.
+    return f["max_context_fill"] > 0 and f["max_context_fill"] >= c["min_fill"]
 
 
 DETECTORS = (
     Detector("error-loop", "nociception",
              "When an error repeats, stop retrying variants: read the failing code or its docs first.",
-             lambda f, c: f["errors"] >= c["min_errors"],
+             lambda f, c: _arose(f["errors"], c["min_errors"]),
              lambda f, c: f["max_error_streak"] >= c["streak"]),
     Detector("repeated-reads", "vestibular",
              "Note what a file says the first time; re-reading an unchanged file only burns context.",
-             lambda f, c: f["reads"] >= c["min_reads"],
+             lambda f, c: _arose(f["reads"], c["min_reads"]),
              lambda f, c: f["max_file_reads"] >= c["same_file"]),
     Detector("circular-search", "vestibular",
              "When a search finds nothing new, change the query or the place instead of re-running it.",
-             lambda f, c: f["searches"] >= c["min_searches"],
+             lambda f, c: _arose(f["searches"], c["min_searches"]),
              lambda f, c: f["max_search_repeat"] >= c["same_search"]),
+    # The situation is an action that gave the same result twice, as the lesson says; held when
+    # the agent changed something before the same_action'th time.
     Detector("going-in-circles", "vestibular",
              "An action that gave the same result twice will give it again: change something first.",
-             lambda f, c: f["calls"] >= c["min_calls"],
+             lambda f, c: _arose(f["calls"], c["min_calls"]) and f["max_repeat"] >= REPEATED,
              lambda f, c: f["max_repeat"] >= c["same_action"]),
-    Detector("long-autonomous-run", "chronos",
+    # Counted by the session's windows, Chronos on or off.
+    Detector("long-autonomous-run", "",
              "On long tasks, check in with the person at milestones instead of running far alone.",
-             lambda f, c: f["main_calls"] >= c["min_calls"],
-             lambda f, c: (f["max_calls_between_prompts"] >= c["run_calls"]
-                           or f["max_minutes_between_prompts"] >= c["run_minutes"])),
+             _long_run, _long_run_failed),
     Detector("write-heavy", "",
              "Read the code around a change before editing it; many edits on little reading break things.",
-             lambda f, c: f["edits"] >= c["min_edits"],
+             lambda f, c: _arose(f["edits"], c["min_edits"]),
              lambda f, c: f["edits"] > c["ratio"] * (f["reads"] + f["searches"])),
     Detector("context-pressure", "o2",
              "Keep context lean: read files in parts, filter command output, avoid dumping large results.",
              _fill,
              lambda f, c: f["fired"].get("o2", 0) >= c["fired"]),
+    # A widely imported file was edited: not any edit (docs, or a file nothing imports).
     Detector("blast-radius", "spatial",
              "Before changing a widely imported file, list its importers and check them after the change.",
-             lambda f, c: f["edits"] >= c["min_edits"],
+             lambda f, c: _arose(f["wide_edits"], c["min_edits"]),
              lambda f, c: f["fired"].get("spatial", 0) >= c["fired"]),
+    # Code was edited: Echo counts no docs, config or data edits, so those cannot pile up.
     Detector("untested-edits", "echo",
              "Run the tests after a few edits instead of piling up unverified changes.",
-             lambda f, c: f["edits"] >= c["min_edits"],
+             lambda f, c: _arose(f["code_edits"], c["min_edits"]),
              lambda f, c: f["fired"].get("echo", 0) >= c["fired"]),
+    # The request named things and the work followed them for a while: Drift has nothing to
+    # drift from otherwise.
     Detector("task-drift", "drift",
              "Re-read the person's request at milestones: work here has drifted away from it before.",
-             lambda f, c: f["main_calls"] >= c["min_calls"],
+             lambda f, c: _arose(f["tracked_calls"], c["min_calls"]),
              lambda f, c: f["fired"].get("drift", 0) >= c["fired"]),
 )
 
@@ -156,7 +197,7 @@ def judge(summary: object, active: set[str] | frozenset[str], cfg: dict) -> list
     out: list[tuple[str, str, str]] = []
     for det in DETECTORS:
         c = settings.detector(cfg, det.id)
-        if not c["enabled"] or not det.pre(f, c):
+        if not c["enabled"] or (det.sense and not cfg[det.sense]["enabled"]) or not det.pre(f, c):
             continue
         if det.fail(f, c):
             out.append(("detection", det.id, ""))

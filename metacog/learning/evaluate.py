@@ -5,8 +5,9 @@ A session is finished when SessionEnd arrived (its `.ended` mark) or when its st
 has not been updated for `stale_after_minutes`. Quiet that long, it may still be open:
 evaluated by the next session of its project, it can go on working and end later. So
 the `.done` mark records what was evaluated (the state's `updated`, a hash of the
-summary and of the rules its digest carried, and the evidence it gave), and a session
-whose state has moved on since is evaluated again. Only what changed is appended, with
+summary and of the rules its digest carried, the detectors' version, and the evidence
+it gave), and a session whose state has moved on since, or whose verdict came from an
+older version of the detectors, is evaluated again. Only what changed is appended, with
 retractions for evidence no longer given; a store counts the last record of each
 (rule, session) and the promotion index uncounts what was replaced, so the latest
 evaluation of a session wins and nothing counts twice. One bound: were the rule
@@ -64,17 +65,19 @@ def _read_mark(path: str) -> dict | None:
 
 
 def _pending(mark: dict | None, st: dict | None) -> bool:
-    """Never evaluated, or its state moved on since it was."""
+    """Never evaluated, or its state moved on since it was, or older detectors judged it."""
     if mark is None:
         return True
     if mark.get("v") != MARK_SCHEMA:
         return False  # an older mark, or a broken one: evaluated, and what it gave is unknown
-    return st is not None and _number(st.get("updated")) != _number(mark.get("updated"))
+    return st is not None and (_number(st.get("updated")) != _number(mark.get("updated"))
+                               or mark.get("judge") != detectors.VERSION)
 
 
 def _fingerprint(summary: object, active: set[str]) -> str:
-    """What an evaluation reads: the summary and the rules the session's digest carried."""
-    seen = [summary, sorted(active)]
+    """What an evaluation reads: the summary and the rules the session's digest carried,
+    and which detectors read them."""
+    seen = [summary, sorted(active), detectors.VERSION]
     try:
         text = fastjson.dumps(seen)
     except (TypeError, ValueError):  # NaN, or a type JSON lacks
@@ -116,7 +119,8 @@ def evaluate(state_dir: str, session_id: str, root_hint: str, cfg: dict, now: fl
                 evidence, written = _record(state_dir, sid, root, st, summary, active, cfg, now, evidence)
         # Rewritten when nothing changed too: the state's new `updated` is then known to say nothing new.
         atomic_write(done, fastjson.dumps({"v": MARK_SCHEMA, "at": now, "root": root,
-                                           "updated": st.get("updated"), "seen": seen,
+                                           "updated": st.get("updated"), "judge": detectors.VERSION,
+                                           "seen": seen,
                                            "evidence": evidence, "records": max(written, 0)}))
     return written >= 0
 
