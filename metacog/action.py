@@ -22,6 +22,19 @@ PERSON_REFUSED = ("The user doesn't want to proceed", "[Request interrupted by u
 _VOLATILE = ("durationMs", "duration_ms", "elapsed", "elapsedMs", "timestamp")
 
 
+CODE_EXTENSIONS = frozenset((
+    "py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "tsx", "go", "rs", "java", "kt", "kts", "scala", "rb",
+    "php", "c", "h", "cc", "cpp", "cxx", "hpp", "cs", "swift", "m", "mm", "ex", "exs", "erl", "hs",
+    "ml", "clj", "lua", "dart", "zig", "nim", "vue", "svelte", "sol", "templ",
+))
+
+
+def is_code(path: str) -> bool:
+    """Docs, config and data edits do not call for a test run; code edits do."""
+    name = path.rsplit("/", 1)[-1]
+    return "." in name and name.rsplit(".", 1)[-1].lower() in CODE_EXTENSIONS
+
+
 def text(payload: object, key: str) -> str:
     """A string field, or '' (absent, another type, or holding NUL, which no path or
     command contains and which makes os calls raise)."""

@@ -49,9 +49,9 @@ DEFAULTS: dict[str, dict[str, object]] = {
     "going-in-circles": {"enabled": True, "min_calls": 10, "same_action": 4},
     "long-autonomous-run": {"enabled": True, "min_calls": 30, "run_calls": 60, "run_minutes": 30},
     "write-heavy": {"enabled": True, "min_edits": 8, "ratio": 3.0},
-    "context-pressure": {"enabled": True, "min_calls": 30, "min_fill": 0.5, "fired": 1},
+    "context-pressure": {"enabled": True, "min_fill": 0.5, "fired": 1},
     "blast-radius": {"enabled": True, "min_edits": 1, "fired": 1},
-    "untested-edits": {"enabled": True, "min_edits": 6, "fired": 1},
+    "untested-edits": {"enabled": True, "min_edits": 12, "fired": 1},
     "task-drift": {"enabled": True, "min_calls": 12, "fired": 1},
     "motor-learning": {"enabled": True},  # lessons from resolved error streaks
 }

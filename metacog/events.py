@@ -100,6 +100,8 @@ def _feel(st: dict, act: dict, payload: dict, cfg: dict, state_dir: str, root: s
     for note in ctx.notes:
         if note["kind"] == "resolved":
             summary.lesson(totals, note)
+        elif note["kind"] == "wide_edit":
+            totals["wide_edits"] = totals.get("wide_edits", 0) + 1
     return signals
 
 

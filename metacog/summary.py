@@ -8,7 +8,7 @@ Small and bounded: counters, a few maxima, a capped list of lessons.
 
 from __future__ import annotations
 
-from metacog.action import EDIT_TOOLS
+from metacog.action import EDIT_TOOLS, is_code
 
 SCHEMA = 1
 LESSONS_CAP = 20
@@ -34,6 +34,9 @@ def new() -> dict:
         "max_calls_between_prompts": 0,  # longest autonomous run, in main-agent calls
         "max_minutes_between_prompts": 0.0,
         "max_context_fill": 0.0,  # the fullest the context got, as a fraction of the window (O2)
+        "code_edits": 0,  # successful edits of code files (what Echo counts)
+        "wide_edits": 0,  # edits of files that many others import (Spatial knew the count)
+        "tracked_calls": 0,  # main-agent calls after the work touched what the request named (Drift)
         "fired": {},  # sense -> signals given
         "lessons": [],  # nociceptive episodes that resolved: {sig, failed, then, same_target}
         "first_ts": 0.0,
@@ -66,6 +69,8 @@ def observe(summary: dict, action: dict, win: dict, is_main: bool) -> None:
         summary["reads"] += 1
     elif tool in EDIT_TOOLS:
         summary["edits"] += 1
+        if action.get("ok", True) and is_code(action.get("path", "")):
+            summary["code_edits"] = summary.get("code_edits", 0) + 1
     elif tool in SEARCH_TOOLS:
         summary["searches"] += 1
     elif tool == "Bash":
@@ -80,6 +85,8 @@ def observe(summary: dict, action: dict, win: dict, is_main: bool) -> None:
             bump_max(summary, "max_search_repeat", vest.get("repeat", 0))
     if is_main:
         summary["main_calls"] += 1
+        if win.get("terms") and senses.get("drift", {}).get("on_track"):
+            summary["tracked_calls"] = summary.get("tracked_calls", 0) + 1
         bump_max(summary, "max_calls_between_prompts", win.get("prompt_calls", 0))
         # Minutes of work as Chronos counts them (idle pauses and subagent time left out).
         bump_max(summary, "max_minutes_between_prompts", round(win.get("active_s", 0.0) / 60, 1))

@@ -27,8 +27,8 @@ CASES = {
     "context-pressure": ({"calls": 30, "max_context_fill": 0.5},
                          {"calls": 30, "max_context_fill": 0.5, "fired": {"o2": 1}}),
     "blast-radius": ({"edits": 1, "wide_edits": 1}, {"edits": 1, "wide_edits": 1, "fired": {"spatial": 1}}),
-    "untested-edits": ({"edits": 6, "code_edits": 6, "reads": 6},
-                       {"edits": 6, "code_edits": 6, "reads": 6, "fired": {"echo": 1}}),
+    "untested-edits": ({"edits": 12, "code_edits": 12, "reads": 6},
+                       {"edits": 12, "code_edits": 12, "reads": 6, "fired": {"echo": 1}}),
     "task-drift": ({"main_calls": 12, "tracked_calls": 12},
                    {"main_calls": 12, "tracked_calls": 12, "fired": {"drift": 1}}),
 }

@@ -61,7 +61,9 @@ def importers(n: int, line: str, folder: str = "users", ext: str = ".py") -> dic
 def ctx_for(base: Path, **spatial_cfg: object) -> SimpleNamespace:
     cfg = {section: dict(values) for section, values in config.DEFAULTS.items()}
     cfg["spatial"].update(spatial_cfg)
-    return SimpleNamespace(cfg=cfg, root=str(base), state_dir=paths.state_dir(), payload={"cwd": str(base)})
+    notes: list[dict] = []
+    return SimpleNamespace(cfg=cfg, root=str(base), state_dir=paths.state_dir(), payload={"cwd": str(base)},
+                           notes=notes, note=lambda kind, **fields: notes.append({"kind": kind, **fields}))
 
 
 def feel(win: dict, base: Path, rel: str, ctx: SimpleNamespace | None = None, ok: bool = True) -> object:
@@ -529,3 +531,13 @@ def test_short_names_match_whole_keys_only(tmp_path: Path) -> None:
     win: dict = {}
     assert feel(win, base, "os.py") is None
     assert last_count(win) == 1
+
+
+def test_an_edit_of_a_widely_imported_file_is_noted_for_learning(tmp_path: Path) -> None:
+    base = repo(tmp_path, {"core.py": "A = 1\n", **importers(5, "import core")})
+    ctx = ctx_for(base)
+    feel({}, base, "core.py", ctx)
+    assert [n["kind"] for n in ctx.notes] == ["wide_edit"]
+    few = ctx_for(base, min_importers=6)
+    feel({}, base, "core.py", few)
+    assert few.notes == []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from metacog.action import EDIT_TOOLS
+from metacog.action import EDIT_TOOLS, is_code
 from metacog.senses.signal import Signal, memory, short
 
 NAME = "echo"
@@ -10,19 +10,6 @@ TEST_COMMANDS = ("pytest", "py.test", "unittest", "tox", "nox", "npm test", "npm
                  "pnpm test", "bun test", "jest", "vitest", "mocha", "go test", "cargo test", "cargo nextest",
                  "make test", "make check", "mvn test", "gradle test", "./gradlew test", "rspec", "phpunit",
                  "ctest", "dotnet test", "mix test", "swift test", "deno test")
-
-
-CODE_EXTENSIONS = frozenset((
-    "py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "tsx", "go", "rs", "java", "kt", "kts", "scala", "rb",
-    "php", "c", "h", "cc", "cpp", "cxx", "hpp", "cs", "swift", "m", "mm", "ex", "exs", "erl", "hs",
-    "ml", "clj", "lua", "dart", "zig", "nim", "vue", "svelte", "sol", "templ",
-))
-
-
-def is_code(path: str) -> bool:
-    """Docs, config and data edits do not call for a test run; code edits do."""
-    name = path.rsplit("/", 1)[-1]
-    return "." in name and name.rsplit(".", 1)[-1].lower() in CODE_EXTENSIONS
 
 
 TEST_DIRS = ("tests", "test", "__tests__", "spec")

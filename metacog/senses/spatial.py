@@ -49,6 +49,8 @@ def _feel(mem: dict, path: str, ctx: object, start: float) -> Signal | None:
         return None  # not known in time: silence rather than a guess
     count = len(found)
     mem["last"] = [rel, count]
+    if count >= cfg["min_importers"]:
+        ctx.note("wide_edit")  # the learning layer's precondition for blast-radius
     said = mem.get("said")
     if not isinstance(said, dict):
         said = mem["said"] = {}
