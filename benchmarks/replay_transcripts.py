@@ -23,7 +23,7 @@ DEFAULT_DIR = ROOT.parent / "shared" / "transcripts"
 KNOWN_LOOPS = (
     ("779277eb10", "`golangci-lint run --enable-only bodyclose` failed 7+ times, same input", "nociception"),
     ("fe5e1c67", "'File has not been read yet' 13 times", "nociception"),
-    ("373740ff86", "failing Edits and re-reads while fixing lint one by one", "nociception"),
+    ("373740ff86", "`golangci-lint --enable-only usestdlibvars` run again for each next finding", "nociception"),
 )
 # Named in SOURCES.md as rich cases, but on inspection progress rather than a loop:
 # the failing tests shrink from 5 to 3 to 1 and the suite goes green; the signal
