@@ -4,8 +4,9 @@
 
 The same scripted 30-call session (varied, successful calls) runs, interleaved, N times
 each with: no plugin; a plugin registering the same events with hooks that are just
-`true` (the CLI's own cost of running a hook); metacog (its runtime prepared once by
-hooks/bootstrap.py). Per-call figures are differences of session medians divided by
+`true` (the CLI's own cost of running a hook); the same with hooks that start the
+runtime's Python and do nothing (the floor of any Python hook); metacog (its runtime
+prepared once by hooks/bootstrap.py). Per-call figures are differences of session medians divided by
 the number of tool calls. Needs the pinned CLI ($METACOG_CLAUDE_BIN or the CI install).
 """
 
@@ -39,14 +40,15 @@ def script() -> list:
     return turns + ["Done."]
 
 
-def true_plugin(folder: Path) -> Path:
+def plain_plugin(folder: Path, command: str) -> Path:
+    """A plugin registering metacog's events with `command` as every hook."""
     hooks = json.loads((ROOT / "hooks" / "hooks.json").read_text())["hooks"]
     for groups in hooks.values():
         for group in groups:
             for hook in group["hooks"]:
-                hook["command"] = "true"
+                hook["command"] = command
     (folder / ".claude-plugin").mkdir(parents=True)
-    (folder / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "truehooks", "version": "0.0.1"}))
+    (folder / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": folder.name, "version": "0.0.1"}))
     (folder / "hooks").mkdir()
     (folder / "hooks" / "hooks.json").write_text(json.dumps({"hooks": hooks}))
     return folder
@@ -63,9 +65,12 @@ def main(argv: list[str]) -> int:
         prepared = work / "prepared"
         subprocess.run([sys.executable, str(ROOT / "hooks" / "bootstrap.py"), str(prepared), plugin_version()],
                        check=True)
-        plain = true_plugin(work / "true-plugin")
-        runs: dict[str, list[float]] = {"none": [], "true": [], "metacog": []}
-        folders = {"none": None, "true": plain, "metacog": ROOT}
+        python = prepared / "runtime" / plugin_version() / "bin" / "python"
+        plain = plain_plugin(work / "truehooks", "true")
+        # The floor of any Python hook: the runtime's interpreter starting and doing nothing.
+        bare = plain_plugin(work / "barepython", f'"{python}" -I -c pass')
+        runs: dict[str, list[float]] = {"none": [], "true": [], "python": [], "metacog": []}
+        folders = {"none": None, "true": plain, "python": bare, "metacog": ROOT}
         for _ in range(sessions):
             for name, durations in runs.items():
                 harness = ClaudeHarness(claude_bin, work)
@@ -80,6 +85,8 @@ def main(argv: list[str]) -> int:
             print(f"{name:8s} session {value:6.2f} s")
         print(f"CLI's own hook cost ('true' - none):     {(med['true'] - med['none']) / CALLS * 1000:6.1f} ms per call")
         print(f"metacog's added cost (metacog - 'true'): {(med['metacog'] - med['true']) / CALLS * 1000:6.1f} ms per call")
+        print(f"a bare Python start ('python' - 'true'): {(med['python'] - med['true']) / CALLS * 1000:6.1f} ms per call")
+        print(f"metacog over a bare Python start:        {(med['metacog'] - med['python']) / CALLS * 1000:6.1f} ms per call")
         print(f"metacog against no plugin:               {(med['metacog'] - med['none']) / CALLS * 1000:6.1f} ms per call")
     finally:
         shutil.rmtree(work, ignore_errors=True)
