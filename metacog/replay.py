@@ -64,6 +64,7 @@ class _Timeline:
     def __init__(self) -> None:
         self.calls: dict[str, dict] = {}
         self.clock = 0.0
+        self.entries = 0  # lines that are transcript entries (a JSON object with a "type")
 
     def feed(self, line: str) -> list[dict]:
         """The payloads the hook gets once `line` is in the transcript."""
@@ -73,6 +74,8 @@ class _Timeline:
             return []
         if not isinstance(entry, dict):
             return []
+        if isinstance(entry.get("type"), str) and entry["type"]:
+            self.entries += 1
         calls = self.calls
         self.clock = clock = _epoch(entry.get("timestamp"), self.clock)
         out: list[dict] = []
@@ -217,8 +220,8 @@ def _replay(path: str, fh: BinaryIO, size: int, cfg: dict | None,
         for sense in signal["sense"].split("+"):
             per_sense[sense] = per_sense.get(sense, 0) + 1
     per_100 = {k: round(v * 100 / tool_calls, 2) if tool_calls else 0.0 for k, v in per_sense.items()}
-    return {"file": path, "tool_calls": tool_calls, "signals": signals, "per_sense": per_sense,
-            "per_100_calls": per_100}
+    return {"file": path, "entries": timeline.entries, "tool_calls": tool_calls, "signals": signals,
+            "per_sense": per_sense, "per_100_calls": per_100}
 
 
 def _fired(state_dir: str) -> dict:

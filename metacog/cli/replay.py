@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 import sys
@@ -48,38 +47,11 @@ def replay(path: str, progress: Callable[[int, int], None] | None = None) -> dic
         raise CliError(one_line(exc), code=2) from None
     except ValueError as exc:
         raise CliError(f"{path} is not a Claude Code transcript ({one_line(exc, 160)})") from None
-    if not result.get("tool_calls") and not holds_an_entry(path):
+    if not result["entries"]:
         # The engine skips every line it cannot use, so any file "replays" to nothing.
         raise CliError(f"{path} is not a Claude Code transcript: no line of it is a JSON object with a "
                        "\"type\"; pass a session's .jsonl file, e.g. one under ~/.claude/projects/", code=2)
     return result
-
-
-def holds_an_entry(path: str) -> bool:
-    """Whether any line of the file is a transcript entry (a JSON object with a "type"), read
-    the way the engine reads it; stops at the first one, the first line of a real transcript."""
-    try:
-        fh, size = engine.open_transcript(path)
-        with fh:
-            done = 0
-            while done < size:
-                raw = fh.readline(size - done)
-                if not raw:
-                    break
-                done += len(raw)
-                if not raw.lstrip().startswith(b"{"):
-                    continue  # not an object: skipped without decoding
-                try:
-                    entry = json.loads(raw.decode("utf-8", "replace"))
-                except (ValueError, RecursionError):  # RecursionError: nested past the parser's depth
-                    continue
-                if isinstance(entry, dict) and isinstance(entry.get("type"), str) and entry["type"]:
-                    return True
-    except engine.Unreadable as exc:  # the file changed since it was replayed
-        raise CliError(one_line(exc), code=2) from None
-    except OSError as exc:
-        raise CliError(f"cannot read {path}: {one_line(exc.strerror or exc)}") from None
-    return False
 
 
 class Bar:
