@@ -19,6 +19,7 @@ APP = "metacog"
 KINDS = ("state", "data", "config")
 _MEMO = os.path.join(sys.prefix, "metacog-dirs.json")
 _KEY_VARS = ("HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME")
+_RESOLVED: dict[tuple[str, ...], dict[str, str]] = {}
 
 
 def _key() -> list[str]:
@@ -57,7 +58,13 @@ def dirs() -> dict[str, str]:
         home = os.path.abspath(os.path.expanduser(home))
         return {"state": os.path.join(home, "state"), "data": os.path.join(home, "data"),
                 "config": os.path.join(home, "config")}
-    return _from_memo() or _from_platformdirs()
+    # One hook call asks for several directories: the memo file is read once per
+    # environment, not once per question.
+    key = tuple(_key())
+    if key not in _RESOLVED:
+        _RESOLVED.clear()
+        _RESOLVED[key] = _from_memo() or _from_platformdirs()
+    return dict(_RESOLVED[key])
 
 
 def remember() -> None:
