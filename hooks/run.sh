@@ -21,6 +21,15 @@ fi
 # Claude Code would hand the model as an error.
 L="$D/hook-stderr.log"
 { [ -d "$D" ] && [ -w "$D" ] && { [ ! -e "$L" ] || { [ -f "$L" ] && [ -w "$L" ]; }; }; } || L=/dev/null
+# Between a session's start and end, the resident metacog process (metacog/resident.py)
+# answers: handing it the call costs a Perl start, not a Python start and imports.
+if [ -z "${1:-}" ] && [ -S "$R/resident/hook.sock" ]; then
+    H="${0%/*}"
+    [ "$H" = "$0" ] && H=.
+    perl "$H/client.pl" "$R/resident" 2>>"$L"
+    # 3: nobody answered, 127: no Perl; either way stdin is untouched: go on below.
+    case $? in 3|127) ;; *) exit 0 ;; esac
+fi
 # -I: the user's PYTHONPATH or PYTHONSTARTUP must not reach metacog's interpreter.
-"$R/bin/python" -I -c "from metacog.hook import main; main()" 2>>"$L"
+"$R/bin/python" -I -c "import sys; from metacog.hook import main; main(mode=sys.argv[1])" "${1:-direct}" 2>>"$L"
 exit 0

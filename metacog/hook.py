@@ -13,8 +13,13 @@ import time
 STDIN_CAP = 64 * 1024 * 1024  # larger payloads are not parsed: silence, not a stall
 
 
-def main(exit_process: bool = True) -> None:
-    """Entry point. Never raises, never exits non-zero, prints only the reply."""
+def main(exit_process: bool = True, mode: str = "") -> None:
+    """Entry point. Never raises, never exits non-zero, prints only the reply.
+
+    `mode` is what hooks/run.sh knows: "session-start", "session-end", or "direct" (a
+    call the resident process did not take). At the first and the last, once the reply
+    is out, a resident process is started for the calls to come (metacog/resident.py).
+    """
     state_dir = ""
     try:
         if os.environ.get("METACOG_DISABLE") == "1":
@@ -27,6 +32,10 @@ def main(exit_process: bool = True) -> None:
         if reply:
             sys.stdout.write(reply)
             sys.stdout.flush()
+        if mode in ("session-start", "direct"):
+            from metacog import resident
+
+            resident.ensure()
     except BaseException as exc:  # noqa: BLE001 - the one place every failure ends up
         _log_failure(state_dir, exc)
     finally:
