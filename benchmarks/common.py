@@ -45,16 +45,19 @@ def timed(cmd: list[str], payload: bytes, env: dict) -> float:
     return time.perf_counter() - start
 
 
-def interleaved(cases: dict[str, tuple[list[str], bytes]], runs: int, env: dict,
-                warm: int = 3) -> dict[str, list[float]]:
-    """Wall times of each case, one run of every case per round (noise hits all alike)."""
+def interleaved(cases: dict[str, tuple], runs: int, env: dict, warm: int = 3) -> dict[str, list[float]]:
+    """Wall times of each case, one run of every case per round (noise hits all alike).
+
+    A case is (command, stdin) or (command, stdin, variables that differ from `env`).
+    """
+    envs = {name: {**env, **(case[2] if len(case) > 2 else {})} for name, case in cases.items()}
     for _ in range(warm):  # the page cache and the bytecode caches
-        for cmd, payload in cases.values():
-            timed(cmd, payload, env)
+        for name, case in cases.items():
+            timed(case[0], case[1], envs[name])
     samples: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(runs):
-        for name, (cmd, payload) in cases.items():
-            samples[name].append(timed(cmd, payload, env))
+        for name, case in cases.items():
+            samples[name].append(timed(case[0], case[1], envs[name]))
     return samples
 
 

@@ -23,7 +23,7 @@ L="$D/hook-stderr.log"
 { [ -d "$D" ] && [ -w "$D" ] && { [ ! -e "$L" ] || { [ -f "$L" ] && [ -w "$L" ]; }; }; } || L=/dev/null
 # Between a session's start and end, the resident metacog process (metacog/resident.py)
 # answers: handing it the call costs a Perl start, not a Python start and imports.
-if [ -z "${1:-}" ] && [ -S "$R/resident/hook.sock" ]; then
+if [ -z "${1:-}" ] && [ "${METACOG_RESIDENT:-}" != 0 ] && [ -S "$R/resident/hook.sock" ]; then
     H="${0%/*}"
     [ "$H" = "$0" ] && H=.
     perl "$H/client.pl" "$R/resident" 2>>"$L"

@@ -22,6 +22,8 @@ import os
 import sys
 import time
 
+from metacog import fsutil
+
 SOCKET = "hook.sock"  # hooks/client.pl connects to this name, relative to the folder
 MAGIC = b"metacog1"  # the client's first bytes; then a 4-byte length and its environment
 ENV_CAP = 1024 * 1024
@@ -146,7 +148,14 @@ def serve(home: str = "") -> None:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         return  # another one runs
-    os.chdir(home)  # bind a relative name: socket paths are limited to about 104 bytes
+    # Imported once, before the socket appears: this is what the process is for.
+    from metacog import events, hook  # noqa: F401 - hook.handle imports events per call
+
+    # Each call moves to its caller's working directory: the folder is held open instead
+    # (the path may also be one test's symlink to a runtime shared by many).
+    here = os.open(home, os.O_RDONLY | os.O_DIRECTORY)
+    fsutil.atomic_write(os.path.join(home, "pid"), f"{os.getpid()}\n")  # before the socket: `stop` finds it
+    os.chdir(here)  # bind a relative name: socket paths are limited to about 104 bytes
     try:
         os.unlink(SOCKET)  # a previous process's leftover: the lock says it is gone
     except FileNotFoundError:
@@ -159,10 +168,7 @@ def serve(home: str = "") -> None:
         os.umask(old_umask)
     listener.listen(64)
     mine = os.stat(SOCKET).st_ino
-    with open("pid", "w") as fh:
-        fh.write(f"{os.getpid()}\n")
     log = _open_log(home)
-    from metacog import hook  # imported once: this is what the process is for
 
     listener.settimeout(TICK_SECONDS)
     idle_since = time.monotonic()
@@ -172,29 +178,30 @@ def serve(home: str = "") -> None:
             try:
                 conn, _ = listener.accept()
             except TimeoutError:
-                if time.monotonic() - idle_since > IDLE_SECONDS or not _owns(home, mine):
+                if time.monotonic() - idle_since > IDLE_SECONDS or not _owns(here, mine):
                     break
                 continue
             _answer(conn, hook, log)
             calls += 1
             idle_since = time.monotonic()
     finally:
-        _retire(home, listener, mine, hook, log)
+        _retire(here, listener, mine, hook, log)
 
 
-def _owns(home: str, inode: int) -> bool:
+def _owns(here: int, inode: int) -> bool:
+    """Whether the folder (held open as `here`) still names this process's socket."""
     try:
-        return os.stat(os.path.join(home, SOCKET)).st_ino == inode
+        return os.stat(SOCKET, dir_fd=here, follow_symlinks=False).st_ino == inode
     except OSError:
         return False
 
 
-def _retire(home: str, listener: object, inode: int, hook: object, log: int) -> None:
+def _retire(here: int, listener: object, inode: int, hook: object, log: int) -> None:
     """Stop taking calls without dropping any: remove the name first (new clients then
     find nobody and run the hook themselves), then answer what already connected."""
-    if _owns(home, inode):
+    if _owns(here, inode):
         try:
-            os.unlink(os.path.join(home, SOCKET))
+            os.unlink(SOCKET, dir_fd=here)
         except OSError:
             pass
     listener.setblocking(False)  # type: ignore[attr-defined]

@@ -70,6 +70,28 @@ def test_repeated_failure_reaches_model(metacog_claude: ClaudeHarness):
     assert "Traceback" not in metacog_claude.hook_stderr(), metacog_claude.hook_stderr()
 
 
+def test_the_resident_process_answers_inside_the_session(metacog_claude: ClaudeHarness, plugin_runtime: Path):
+    """Between SessionStart and SessionEnd the calls go to the resident process
+    (metacog/resident.py). The session's first call waits for its socket, then moves
+    the runtime's interpreter away: from there run.sh cannot run the hook itself, so
+    the failure loop reaching the model is the resident process's doing."""
+    runtime = plugin_runtime / "runtime" / plugin_version()
+    python, away = runtime / "bin" / "python", runtime / "bin" / "python.away"
+    metacog_claude.extra_env["E2E_RUNTIME"] = str(runtime)  # not in the command: paths reach the model
+    prepare = ('i=0; while [ ! -S "$E2E_RUNTIME/resident/hook.sock" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; '
+               'mv "$E2E_RUNTIME/bin/python" "$E2E_RUNTIME/bin/python.away"')
+    try:
+        result = metacog_claude.run([[bash(prepare, "Prepare")], *failing_script()], prompt="Make the import check pass.")
+    finally:
+        if away.is_symlink() or away.exists():
+            away.rename(python)
+    assert result.returncode == 0 and not result.timed_out, result.describe()
+    assert len(result.requests) == FAILURES + 2, result.describe()
+    assert tool_results(result.requests[1])[0].get("is_error") is not True, result.describe()
+    first = result.first_request_mentioning("metacog")
+    assert first == SPEAK_BY_REQUEST + 1, result.describe()  # one scripted call more than (a)
+
+
 # ----------------------------------------------------------------------------- (b)
 def test_normal_session_is_silent(metacog_claude: ClaudeHarness):
     project = metacog_claude.project
