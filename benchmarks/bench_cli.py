@@ -6,7 +6,9 @@ The same scripted 30-call session (varied, successful calls) runs, interleaved, 
 each with: no plugin; a plugin registering the same events with hooks that are just
 `true` (the CLI's own cost of running a hook); the same with hooks that start the
 runtime's Python and do nothing (the floor of any Python hook); metacog (its runtime
-prepared once by hooks/bootstrap.py). Per-call figures are differences of session medians divided by
+prepared once by hooks/bootstrap.py; calls answered by its resident process, which the
+first session starts and later ones find running, as they would in real use); metacog
+with METACOG_RESIDENT=0 (every call starts Python). Per-call figures are differences of session medians divided by
 the number of tool calls. Needs the pinned CLI ($METACOG_CLAUDE_BIN or the CI install).
 """
 
@@ -69,13 +71,15 @@ def main(argv: list[str]) -> int:
         plain = plain_plugin(work / "truehooks", "true")
         # The floor of any Python hook: the runtime's interpreter starting and doing nothing.
         bare = plain_plugin(work / "barepython", f'"{python}" -I -c pass')
-        runs: dict[str, list[float]] = {"none": [], "true": [], "python": [], "metacog": []}
-        folders = {"none": None, "true": plain, "python": bare, "metacog": ROOT}
+        runs: dict[str, list[float]] = {"none": [], "true": [], "python": [], "metacog": [], "direct": []}
+        folders = {"none": None, "true": plain, "python": bare, "metacog": ROOT, "direct": ROOT}
         for _ in range(sessions):
             for name, durations in runs.items():
                 harness = ClaudeHarness(claude_bin, work)
-                if name == "metacog":
+                if name in ("metacog", "direct"):
                     harness.link_runtime(prepared)
+                if name == "direct":
+                    harness.extra_env["METACOG_RESIDENT"] = "0"
                 result = harness.run(script(), plugin_dir=folders[name], timeout=180)
                 assert result.returncode == 0 and len(result.requests) >= CALLS, result.describe()
                 durations.append(result.duration)
@@ -88,6 +92,8 @@ def main(argv: list[str]) -> int:
         print(f"a bare Python start ('python' - 'true'): {(med['python'] - med['true']) / CALLS * 1000:6.1f} ms per call")
         print(f"metacog over a bare Python start:        {(med['metacog'] - med['python']) / CALLS * 1000:6.1f} ms per call")
         print(f"metacog against no plugin:               {(med['metacog'] - med['none']) / CALLS * 1000:6.1f} ms per call")
+        print(f"metacog without its resident process:    {(med['direct'] - med['true']) / CALLS * 1000:6.1f} ms per call"
+              " over 'true' (METACOG_RESIDENT=0, or no Perl)")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

@@ -271,3 +271,33 @@ def test_a_wrong_value_is_advised_a_set_that_fixes_it(healthy: Path, isolated_ho
     assert cli("config", "set", "chronos.minutes", "10", *flag.split()).exit_code == 0
     assert config.parse_toml(str(config_file)) == {"chronos": {"minutes": 10}}
     assert not config_fixes()
+
+
+def test_resident_process_running_stopped_or_switched_off(healthy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = healthy / "runtime" / VERSION / "resident"
+    folder.mkdir(mode=0o700)
+    assert "resident process not running: the next session starts it" in cli("doctor").stdout
+    import os
+    import socket
+
+    (folder / "pid").write_text(f"{os.getpid()}\n")  # a live process; the socket makes it the resident one
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind(str(folder / "hook.sock"))
+        assert f"resident process running (pid {os.getpid()})" in cli("doctor").stdout
+    monkeypatch.setenv("METACOG_RESIDENT", "0")
+    result = cli("doctor")
+    assert "resident process switched off (METACOG_RESIDENT=0)" in result.stdout and result.exit_code == 0
+
+
+def test_resident_watchdog_report_is_a_problem(healthy: Path) -> None:
+    folder = healthy / "runtime" / VERSION / "resident"
+    folder.mkdir(mode=0o700)
+    (folder / "resident.log").write_text("Timeout (0:00:08)!\nThread 0x1 (most recent call first):\n")
+    assert any("the resident process wrote to" in p and "Timeout (0:00:08)!" in p for p in problems())
+
+
+def test_no_perl_means_no_resident_and_says_so(healthy: Path, monkeypatch: pytest.MonkeyPatch,
+                                               tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
+    result = cli("doctor")
+    assert "no perl on PATH" in result.stdout and result.exit_code == 0

@@ -60,7 +60,7 @@ def test_hook_import_path_never_loads_the_cli_or_heavy_modules() -> None:
     code = (
         "import sys, io, json\n"
         f"sys.path.insert(0, {str(ROOT)!r})\n"
-        "from metacog import hook, paths\n"
+        "from metacog import hook, paths, resident  # the resident process runs the same code\n"
         "raw = open(sys.argv[1], 'rb').readline()\n"
         "for line in open(sys.argv[1], 'rb'):\n"
         "    hook.handle(line, paths.state_dir())\n"

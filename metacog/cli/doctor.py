@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import metacog
-from metacog import config, learning, paths
+from metacog import config, learning, paths, resident
 from metacog.cli import settings
 from metacog.cli.common import closest, one_line
 
@@ -112,6 +112,52 @@ def check_runtime(root: Path | None) -> list[dict]:
                            "it needs Python 3.10+ with venv and access to PyPI); "
                            f"details in {log}"))
     return out
+
+
+def check_resident(root: Path | None) -> list[dict]:
+    """The resident process (metacog/resident.py): running, off, or why it cannot run."""
+    version = plugin_version(root)
+    if os.environ.get("METACOG_RESIDENT") == "0":
+        return [finding(NOTE, "resident process switched off (METACOG_RESIDENT=0): every hook call "
+                        "starts Python, about 20 ms inside Claude Code instead of about 10")]
+    import shutil
+
+    if shutil.which("perl") is None:
+        return [finding(NOTE, "no perl on PATH: hooks cannot reach a resident process, so every hook call "
+                        "starts Python (about 20 ms inside Claude Code instead of about 10)",
+                        "install perl (any Perl 5) if that matters to you; metacog works either way")]
+    out = []
+    for data in plugin_data_dirs():
+        folder = data / "runtime" / version / "resident"
+        if not (data / "runtime" / version / ".ready").exists():
+            continue
+        pid = _resident_pid(folder)
+        if pid and (folder / resident.SOCKET).is_socket():
+            out.append(finding(OK, f"resident process running (pid {pid}), answering hook calls in {folder}"))
+        else:
+            out.append(finding(OK, "resident process not running: the next session starts it (it leaves "
+                               f"after {resident.IDLE_SECONDS // 60} idle minutes)"))
+        log = folder / "resident.log"
+        lines = [ln for ln in tail_lines(log) if ln.strip()]
+        try:
+            fresh = bool(lines) and log.stat().st_mtime >= time.time() - RECENT_S
+        except OSError:
+            fresh = False
+        if fresh:
+            out.append(finding(PROBLEM, f"the resident process wrote to {log} in the last 24 hours (a call "
+                               f"stuck past {resident.WATCHDOG_SECONDS} s ends it, with where it was): "
+                               + " | ".join(one_line(ln, 160) for ln in lines[:SHOWN]),
+                               f"report the file's content; then clear it: rm {log}"))
+    return out
+
+
+def _resident_pid(folder: Path) -> int:
+    try:
+        pid = int((folder / "pid").read_text().strip())
+        os.kill(pid, 0)
+    except (OSError, ValueError):
+        return 0
+    return pid
 
 
 def check_hooks(root: Path | None) -> list[dict]:
@@ -324,7 +370,8 @@ def diagnose(cwd: str, now: float | None = None) -> list[dict]:
     root = plugin_root()
     project = config.project_root(cwd)
     findings: list[dict] = []
-    for check in (check_python, lambda: check_runtime(root), lambda: check_hooks(root), check_dirs,
+    for check in (check_python, lambda: check_runtime(root), lambda: check_resident(root),
+                  lambda: check_hooks(root), check_dirs,
                   lambda: check_logs(now), check_corrupt, lambda: check_config(project),
                   lambda: check_stores(project)):
         try:
