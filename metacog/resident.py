@@ -10,12 +10,10 @@ and the resident one can run side by side.
 
 Nothing depends on it. No socket, no Perl, or a refused connection: run.sh runs the
 hook itself (and `ensure` starts a resident process for the next calls, at most once
-a minute). Each call is answered in a forked child (everything already imported,
-memory shared), so calls stay apart as separate hook processes would: their
-environment, working directory and failures, and a call stuck past `WATCHDOG_SECONDS`
-ends only its child (faulthandler writes where it was to `resident.log`). The process
-ends after 15 idle minutes, after `MAX_CALLS`, or as soon as its socket is no longer
-its own (runtime rebuilt or removed). `METACOG_RESIDENT=0` keeps it from being used.
+a minute). It serves one call at a time, ends after 15 idle minutes, after
+`MAX_CALLS`, or as soon as its socket is no longer its own (runtime rebuilt or removed);
+a call that runs past `WATCHDOG_SECONDS` ends the process (faulthandler writes where
+it was to `resident.log`). `METACOG_RESIDENT=0` keeps it from ever starting.
 """
 
 from __future__ import annotations
@@ -26,10 +24,6 @@ import time
 
 from metacog import fsutil
 
-TYPE_CHECKING = False  # not `typing`'s: importing typing costs the direct hook too
-if TYPE_CHECKING:
-    import socket  # imported by `serve` alone: it pulls enum, which the direct hook never needs
-
 SOCKET = "hook.sock"  # hooks/client.pl connects to this name, relative to the folder
 MAGIC = b"metacog1"  # the client's first bytes; then a 4-byte length and its environment
 ENV_CAP = 1024 * 1024
@@ -37,8 +31,7 @@ IDLE_SECONDS = 15 * 60
 TICK_SECONDS = 2.0  # how often an idle process checks that its socket is still its own
 READ_TIMEOUT = 5.0
 WATCHDOG_SECONDS = 8  # hooks/client.pl gives up at 9 s, Claude Code at the hook's 10 s
-MAX_CALLS = 20_000  # a fresh process now and then, whatever happens
-MAX_CHILDREN = 32  # calls answered at once; more wait for one to finish
+MAX_CALLS = 20_000  # a fresh process now and then: nothing can accumulate
 START_EVERY = 60.0  # seconds between two attempts to start one
 LOG_CAP = 64 * 1024
 
@@ -156,7 +149,7 @@ def serve(home: str = "") -> None:
     except OSError:
         return  # another one runs
     # Imported once, before the socket appears: this is what the process is for.
-    from metacog import events, hook, paths  # noqa: F401 - hook.handle imports events per call
+    from metacog import events, hook  # noqa: F401 - hook.handle imports events per call
 
     # Each call moves to its caller's working directory: the folder is held open instead
     # (the path may also be one test's symlink to a runtime shared by many).
@@ -178,23 +171,21 @@ def serve(home: str = "") -> None:
     log = _open_log(home)
 
     listener.settimeout(TICK_SECONDS)
-    children: set[int] = set()
     idle_since = time.monotonic()
     calls = 0
     try:
         while calls < MAX_CALLS:
-            _reap(children, block=False)
             try:
                 conn, _ = listener.accept()
             except TimeoutError:
                 if time.monotonic() - idle_since > IDLE_SECONDS or not _owns(here, mine):
                     break
                 continue
-            _hand_over(conn, listener, log, children)
+            _answer(conn, hook, log)
             calls += 1
             idle_since = time.monotonic()
     finally:
-        _retire(here, listener, mine, log, children)
+        _retire(here, listener, mine, hook, log)
 
 
 def _owns(here: int, inode: int) -> bool:
@@ -205,100 +196,63 @@ def _owns(here: int, inode: int) -> bool:
         return False
 
 
-def _retire(here: int, listener: socket.socket, inode: int, log: int, children: set[int]) -> None:
+def _retire(here: int, listener: object, inode: int, hook: object, log: int) -> None:
     """Stop taking calls without dropping any: remove the name first (new clients then
-    find nobody and run the hook themselves), then answer what already connected.
-    Children still answering finish on their own."""
+    find nobody and run the hook themselves), then answer what already connected."""
     if _owns(here, inode):
         try:
             os.unlink(SOCKET, dir_fd=here)
         except OSError:
             pass
-    listener.setblocking(False)
+    listener.setblocking(False)  # type: ignore[attr-defined]
     while True:
         try:
-            conn, _ = listener.accept()
+            conn, _ = listener.accept()  # type: ignore[attr-defined]
         except OSError:
             break
-        _hand_over(conn, listener, log, children)
-    listener.close()
+        _answer(conn, hook, log)
+    listener.close()  # type: ignore[attr-defined]
 
 
-def _hand_over(conn: socket.socket, listener: socket.socket, log: int, children: set[int]) -> None:
-    """Answer one call in a child: a copy of this process with everything imported
-    (fork shares its memory), so the call's environment, working directory, caches and
-    failures stay the child's, a stuck call ends only the child, and calls from
-    parallel sessions run side by side."""
-    while len(children) >= MAX_CHILDREN:
-        _reap(children, block=True)
-    try:
-        pid = os.fork()
-    except OSError:
-        conn.close()  # the client reads nothing: silence for this one call
-        return
-    if pid == 0:
-        try:
-            listener.close()
-            _answer(conn, log)
-        finally:
-            os._exit(0)
-    children.add(pid)
-    conn.close()
-
-
-def _reap(children: set[int], block: bool) -> None:
-    """Collect finished children (one, waiting for it, when `block`)."""
-    while children:
-        try:
-            pid, _ = os.waitpid(-1, 0 if block else os.WNOHANG)
-        except ChildProcessError:
-            children.clear()
-            return
-        if pid == 0:
-            return
-        children.discard(pid)
-        if block:
-            return
-
-
-def _answer(conn: socket.socket, log: int) -> None:
-    """One call, in the child: the client's environment and payload in, the hook's reply out."""
+def _answer(conn: object, hook: object, log: int) -> None:
+    """One call: the client's environment and payload in, the hook's reply out."""
     import faulthandler
 
-    from metacog import hook, paths
-
-    # Past this, the child ends with a traceback in resident.log; the client has given
-    # up by then or is about to (hooks/client.pl waits 9 s).
     faulthandler.dump_traceback_later(WATCHDOG_SECONDS, exit=True, file=log)
     state_dir = ""
     try:
-        conn.settimeout(READ_TIMEOUT)
-        parsed = parse(_receive(conn, hook.STDIN_CAP + ENV_CAP))
+        conn.setblocking(True)  # type: ignore[attr-defined]
+        conn.settimeout(READ_TIMEOUT)  # type: ignore[attr-defined]
+        request = _receive(conn, hook.STDIN_CAP + ENV_CAP)  # type: ignore[attr-defined]
+        parsed = parse(request)
         if parsed is None:
             return
         env, raw = parsed
         _adopt(env)
         if env.get("METACOG_DISABLE") == "1":
             return
+        from metacog import paths
+
         state_dir = paths.state_dir()
-        reply = hook.handle(raw, state_dir=state_dir)
+        reply = hook.handle(raw, state_dir=state_dir)  # type: ignore[attr-defined]
         if reply:
-            conn.sendall(reply.encode("ascii", "backslashreplace"))
-    except Exception as exc:  # noqa: BLE001 - the hook's own boundary: log, answer nothing
-        hook._log_failure(state_dir, exc)
+            conn.sendall(reply.encode("ascii", "backslashreplace"))  # type: ignore[attr-defined]
+    except Exception as exc:  # noqa: BLE001 - one bad call must not end the process
+        hook._log_failure(state_dir, exc)  # type: ignore[attr-defined]
     finally:
+        faulthandler.cancel_dump_traceback_later()
         try:
-            conn.close()
+            conn.close()  # type: ignore[attr-defined]
         except OSError:
             pass
 
 
-def _receive(conn: socket.socket, cap: int) -> bytes:
+def _receive(conn: object, cap: int) -> bytes:
     """Everything the client sends, up to `cap` + 1 bytes (more means: too large)."""
     chunks = []
     size = 0
     while size <= cap:
-        chunk = conn.recv(min(1 << 20, cap + 1 - size))
+        chunk = conn.recv(min(1 << 20, cap + 1 - size))  # type: ignore[attr-defined]
         if not chunk:
             break
         chunks.append(chunk)
