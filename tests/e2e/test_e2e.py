@@ -213,6 +213,10 @@ def test_clean_install_bootstraps_runtime(claude: ClaudeHarness):
     )
     assert_failure_loop_reached_model(result)
     assert "Traceback" not in claude.hook_stderr(data.name), claude.hook_stderr(data.name)
+    # The same SessionStart started the resident process, in the data folder too.
+    resident = data / "runtime" / version / "resident"
+    assert (resident / "hook.sock").is_socket(), sorted(p.name for p in resident.glob("*"))
+    assert (resident / "resident.log").read_text() == ""
     # A local marketplace is read in place: the plugin must not write into its root.
     after = _tree(checkout)
     assert after == before, {
