@@ -27,6 +27,7 @@ sub send_all {
 }
 
 # The environment travels with the call: it decides where metacog keeps its files.
+delete $ENV{PERL_BADLANG};  # run.sh's, for this script alone
 my $env = join '', map { "$_=$ENV{$_}\0" } keys %ENV;
 send_all('metacog1' . pack('N', length $env) . $env);
 my $chunk;

@@ -26,7 +26,8 @@ L="$D/hook-stderr.log"
 if [ -z "${1:-}" ] && [ "${METACOG_RESIDENT:-}" != 0 ] && [ -S "$R/resident/hook.sock" ]; then
     H="${0%/*}"
     [ "$H" = "$0" ] && H=.
-    perl "$H/client.pl" "$R/resident" 2>>"$L"
+    # PERL_BADLANG=0: no warning on every call where the locale is not installed.
+    PERL_BADLANG=0 perl "$H/client.pl" "$R/resident" 2>>"$L"
     # 3: nobody answered, 127: no Perl; either way stdin is untouched: go on below.
     case $? in 3|127) ;; *) exit 0 ;; esac
 fi

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 from hooktest import captured
+from hypothesis import given
+from hypothesis import strategies as st
 
 from metacog import resident
 
@@ -116,6 +118,16 @@ def test_resident_answers_exactly_as_the_hook_would(data: Path, tmp_path: Path) 
     assert "the same error 3 times" in got[2] and got[:2] == ["", ""]
     # The caller's environment decided where the state went.
     assert list((tmp_path / "resident" / "state" / "sessions").glob("*.json"))
+
+
+@needs_perl
+def test_a_locale_perl_does_not_know_leaves_no_warning(data: Path, tmp_path: Path) -> None:
+    env = hook_env(data, tmp_path / "home", LC_ALL="xx_YY.UTF-8")
+    start_session(data, env)
+    got = replies([run_sh(p, env) for p in failures(3)])
+    assert "the same error 3 times" in got[2]
+    log = data / "hook-stderr.log"
+    assert not log.exists() or log.read_text() == ""
 
 
 @needs_perl
@@ -250,3 +262,12 @@ def test_parse_reads_the_clients_format() -> None:
     assert resident.parse(b"metacog1" + len(env).to_bytes(4, "big") + env + b'{"k":1}') == (
         {"A": "1", "B": "x=y", "EMPTY": ""}, b'{"k":1}')
     assert resident.parse(b"metacog1\0\0\0\0") == ({}, b"")
+
+
+@given(st.binary(max_size=512), st.booleans())
+def test_parse_takes_any_bytes_without_raising(tail: bytes, magic: bool) -> None:
+    parsed = resident.parse((resident.MAGIC if magic else b"") + tail)
+    if parsed is not None:
+        env, payload = parsed
+        assert all(isinstance(k, str) and isinstance(v, str) and k for k, v in env.items())
+        assert isinstance(payload, bytes)
