@@ -70,6 +70,14 @@ def test_repeated_failure_reaches_model(metacog_claude: ClaudeHarness):
     assert "Traceback" not in metacog_claude.hook_stderr(), metacog_claude.hook_stderr()
 
 
+def test_without_the_resident_process_the_hook_answers_itself(metacog_claude: ClaudeHarness):
+    """METACOG_RESIDENT=0 (or no Perl): run.sh runs the hook for every call, and (a) holds."""
+    metacog_claude.extra_env["METACOG_RESIDENT"] = "0"
+    result = metacog_claude.run(failing_script(), prompt="Make the import check pass.")
+    assert_failure_loop_reached_model(result)
+    assert "Traceback" not in metacog_claude.hook_stderr(), metacog_claude.hook_stderr()
+
+
 def test_the_resident_process_answers_inside_the_session(metacog_claude: ClaudeHarness, plugin_runtime: Path):
     """Between SessionStart and SessionEnd the calls go to the resident process
     (metacog/resident.py). The session's first call waits for its socket, then moves
