@@ -10,10 +10,12 @@ and the resident one can run side by side.
 
 Nothing depends on it. No socket, no Perl, or a refused connection: run.sh runs the
 hook itself (and `ensure` starts a resident process for the next calls, at most once
-a minute). It serves one call at a time, ends after 15 idle minutes, after
-`MAX_CALLS`, or as soon as its socket is no longer its own (runtime rebuilt or removed);
-a call that runs past `WATCHDOG_SECONDS` ends the process (faulthandler writes where
-it was to `resident.log`). `METACOG_RESIDENT=0` keeps it from ever starting.
+a minute). It serves one call at a time (in-process: a forked child per call measured
+3 ms slower, see the commit log), ends after 15 idle minutes, after `MAX_CALLS`, after
+a call that grew it past `MAX_PEAK_MB`, or as soon as its socket is no longer its own
+(runtime rebuilt or removed); a call that runs past `WATCHDOG_SECONDS` ends the process
+(faulthandler writes where it was to `resident.log`). `METACOG_RESIDENT=0` keeps hooks
+from using it or starting it.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ TICK_SECONDS = 2.0  # how often an idle process checks that its socket is still 
 READ_TIMEOUT = 5.0
 WATCHDOG_SECONDS = 8  # hooks/client.pl gives up at 9 s, Claude Code at the hook's 10 s
 MAX_CALLS = 20_000  # a fresh process now and then: nothing can accumulate
+MAX_PEAK_MB = 100  # one huge payload grows the process for good: retire after such a call
 START_EVERY = 60.0  # seconds between two attempts to start one
 LOG_CAP = 64 * 1024
 
@@ -184,8 +187,18 @@ def serve(home: str = "") -> None:
             _answer(conn, hook, log)
             calls += 1
             idle_since = time.monotonic()
+            if _peak_mb() > MAX_PEAK_MB:
+                break
     finally:
         _retire(here, listener, mine, hook, log)
+
+
+def _peak_mb() -> float:
+    """This process's peak resident memory (ru_maxrss: KiB on Linux, bytes on macOS)."""
+    import resource
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1 << 20) if sys.platform == "darwin" else peak / 1024
 
 
 def _owns(here: int, inode: int) -> bool:

@@ -271,3 +271,26 @@ def test_parse_takes_any_bytes_without_raising(tail: bytes, magic: bool) -> None
         env, payload = parsed
         assert all(isinstance(k, str) and isinstance(v, str) and k for k, v in env.items())
         assert isinstance(payload, bytes)
+
+
+@needs_perl
+def test_a_call_that_grows_the_process_retires_it(tmp_path: Path) -> None:
+    """A 64 MiB payload (the cap: answered with silence, as by the hook) leaves the process
+    big for good; it answers that call, then leaves for a fresh one."""
+    home = tmp_path / "resident"
+    code = "import sys; sys.path.insert(0, sys.argv[1])\nfrom metacog import resident\nresident.serve(sys.argv[2])\n"
+    server = subprocess.Popen([sys.executable, "-I", "-c", code, str(ROOT), str(home)], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert wait_for(lambda: (home / resident.SOCKET).is_socket())
+        client = [SH, "-c", f'perl "{ROOT / "hooks" / "client.pl"}" "{home}"; echo "rc=$?"']
+        small = subprocess.run(client, input=json.dumps(failures(1)[0]).encode(), capture_output=True, timeout=30,
+                               check=False)
+        assert (small.stdout, server.poll()) == (b"rc=0\n", None)
+        huge = subprocess.run(client, input=b'{"x": "' + b"a" * (64 << 20) + b'"}', capture_output=True,
+                              timeout=60, check=False)
+        assert huge.stdout == b"rc=0\n"
+        assert server.wait(timeout=30) == 0
+        assert not (home / resident.SOCKET).exists()
+    finally:
+        server.kill()
