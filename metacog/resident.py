@@ -159,17 +159,19 @@ def serve(home: str = "") -> None:
     here = os.open(home, os.O_RDONLY | os.O_DIRECTORY)
     fsutil.atomic_write(os.path.join(home, "pid"), f"{os.getpid()}\n")  # before the socket: `stop` finds it
     os.chdir(here)  # bind a relative name: socket paths are limited to about 104 bytes
+    fresh = SOCKET + ".new"  # bound and listening before it takes the name: no refused connects
     try:
-        os.unlink(SOCKET)  # a previous process's leftover: the lock says it is gone
+        os.unlink(fresh)  # a previous process's leftover: the lock says it is gone
     except FileNotFoundError:
         pass
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     old_umask = os.umask(0o177)
     try:
-        listener.bind(SOCKET)
+        listener.bind(fresh)
     finally:
         os.umask(old_umask)
     listener.listen(64)
+    os.replace(fresh, SOCKET)
     mine = os.stat(SOCKET).st_ino
     log = _open_log(home)
 
