@@ -1,20 +1,44 @@
 # Hands one hook call to metacog's resident process (metacog/resident.py) and prints
-# its reply. Usage: perl client.pl <the resident folder>, the payload on stdin.
+# its reply. Usage: perl -T client.pl <the resident folder>, the payload on stdin.
 #
 # Core Perl and no modules: `use Socket` alone costs 12 ms, four times this whole script
-# (a Python start costs 12 ms bare, about 20 inside Claude Code). Exit 3 means nobody
-# answered and stdin is untouched: hooks/run.sh then runs the hook itself. Any later
-# failure ends in silence, like the hook's own failures.
+# (a Python start costs 12 ms bare, about 20 inside Claude Code). -T: the person's
+# PERL5OPT and PERL5LIB do not apply here. Two phases:
+# - until the resident process takes the call (the byte it sends when it starts on
+#   this connection), stdin is untouched and every failure exits 3: hooks/run.sh then
+#   runs the hook itself. Bounded: a resident busy for 2 s is as good as none.
+# - once taken, the call is the resident's: a failure ends in silence (exit 0), like
+#   the hook's own failures.
 use strict;
-chdir $ARGV[0] or exit 3;  # then a relative address: socket paths are limited to ~104 bytes
-socket(my $sock, 1, 1, 0) or exit 3;  # AF_UNIX, SOCK_STREAM: 1 and 1 on Linux and macOS
+my $ENV_CAP = 8 << 20;  # resident.py's ENV_CAP
+$SIG{ALRM} = sub { exit 3 };
+alarm 2;
+my ($dir) = ($ARGV[0] // '') =~ /\A(.+)\z/s or exit 3;  # untainted: run.sh's own argument
+# The folder and the socket must be this user's alone: the environment below goes to
+# whatever listens there, and it may hold secrets.
+my @st = lstat $dir;
+exit 3 unless @st && -d _ && $st[4] == $< && !($st[2] & 077);
+chdir $dir or exit 3;  # then a relative address: socket paths are limited to ~104 bytes
 my $name = 'hook.sock';
+@st = lstat $name;
+exit 3 unless @st && -S _ && $st[4] == $<;
+
+# The environment travels with the call: it decides where metacog keeps its files.
+delete $ENV{PERL_BADLANG};  # run.sh's, for this script alone
+my $env = join '', map { "$_=$ENV{$_}\0" } keys %ENV;
+exit 3 if length $env > $ENV_CAP;
+
+socket(my $sock, 1, 1, 0) or exit 3;  # AF_UNIX, SOCK_STREAM: 1 and 1 on Linux and macOS
 my $address = $^O eq 'linux' ? pack('S', 1) . $name : pack('CC', 2 + length $name, 1) . $name;
 connect($sock, $address) or exit 3;
-$SIG{PIPE} = 'IGNORE';
-$SIG{ALRM} = sub { exit 0 };  # the resident process's watchdog ends a stuck call at 8 s
-alarm 9;
 binmode $_ for $sock, \*STDIN, \*STDOUT;
+my $taken;
+exit 3 unless sysread($sock, $taken, 1);
+
+# Taken. The resident process's watchdog ends a call stuck for 8 s.
+$SIG{ALRM} = sub { exit 0 };
+alarm 9;
+$SIG{PIPE} = 'IGNORE';
 
 sub send_all {
     my ($data) = @_;
@@ -26,17 +50,14 @@ sub send_all {
     }
 }
 
-# The environment travels with the call: it decides where metacog keeps its files.
-delete $ENV{PERL_BADLANG};  # run.sh's, for this script alone
-my $env = join '', map { "$_=$ENV{$_}\0" } keys %ENV;
 send_all('metacog1' . pack('N', length $env) . $env);
 my $chunk;
-while (my $got = sysread(STDIN, $chunk, 1 << 16)) {
+while (sysread(STDIN, $chunk, 1 << 16)) {
     send_all($chunk);
 }
 shutdown($sock, 1);
 my $reply = '';
-while (my $got = sysread($sock, $chunk, 1 << 16)) {
+while (sysread($sock, $chunk, 1 << 16)) {
     $reply .= $chunk;
 }
 print $reply;

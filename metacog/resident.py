@@ -12,7 +12,7 @@ Nothing depends on it. No socket, no Perl, or a refused connection: run.sh runs 
 hook itself (and `ensure` starts a resident process for the next calls, at most once
 a minute). It serves one call at a time (in-process: a forked child per call measured
 3 ms slower, see the commit log), ends after 15 idle minutes, after `MAX_CALLS`, after
-a call that grew it past `MAX_PEAK_MB`, or as soon as its socket is no longer its own
+a call that grew it by `MAX_GROWTH_MB`, or as soon as its socket is no longer its own
 (runtime rebuilt or removed); a call that runs past `WATCHDOG_SECONDS` ends the process
 (faulthandler writes where it was to `resident.log`). `METACOG_RESIDENT=0` keeps hooks
 from using it or starting it.
@@ -28,13 +28,13 @@ from metacog import fsutil
 
 SOCKET = "hook.sock"  # hooks/client.pl connects to this name, relative to the folder
 MAGIC = b"metacog1"  # the client's first bytes; then a 4-byte length and its environment
-ENV_CAP = 1024 * 1024
+ENV_CAP = 8 << 20  # hooks/client.pl does not send more (and runs the hook itself then)
 IDLE_SECONDS = 15 * 60
 TICK_SECONDS = 2.0  # how often an idle process checks that its socket is still its own
 READ_TIMEOUT = 5.0
 WATCHDOG_SECONDS = 8  # hooks/client.pl gives up at 9 s, Claude Code at the hook's 10 s
 MAX_CALLS = 20_000  # a fresh process now and then: nothing can accumulate
-MAX_PEAK_MB = 100  # one huge payload grows the process for good: retire after such a call
+MAX_GROWTH_MB = 80  # one huge payload grows the process for good: retire after such a call
 START_EVERY = 60.0  # seconds between two attempts to start one
 LOG_CAP = 64 * 1024
 
@@ -147,10 +147,16 @@ def serve(home: str = "") -> None:
     if home is None:
         return
     lock = os.open(os.path.join(home, "lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return  # another one runs
+    # `ensure` probes the same lock for a moment: a running resident holds it for good.
+    deadline = time.monotonic() + 0.5
+    while True:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                return  # another one runs
+            time.sleep(0.01)
     # Imported once, before the socket appears: this is what the process is for.
     from metacog import events, hook  # noqa: F401 - hook.handle imports events per call
 
@@ -176,6 +182,9 @@ def serve(home: str = "") -> None:
     log = _open_log(home)
 
     listener.settimeout(TICK_SECONDS)
+    # Growth, not the peak itself: where only ru_maxrss is known, a peak from before exec
+    # (the process that started this one) counts too.
+    start_mb = _peak_mb()
     idle_since = time.monotonic()
     calls = 0
     try:
@@ -186,17 +195,25 @@ def serve(home: str = "") -> None:
                 if time.monotonic() - idle_since > IDLE_SECONDS or not _owns(here, mine):
                     break
                 continue
-            _answer(conn, hook, log)
+            _answer(conn, hook, log, here)
             calls += 1
             idle_since = time.monotonic()
-            if _peak_mb() > MAX_PEAK_MB:
+            if _peak_mb() - start_mb > MAX_GROWTH_MB:
                 break
     finally:
         _retire(here, listener, mine, hook, log)
 
 
 def _peak_mb() -> float:
-    """This process's peak resident memory (ru_maxrss: KiB on Linux, bytes on macOS)."""
+    """This process's peak resident memory: Linux's VmHWM (this program's alone), else
+    ru_maxrss (KiB, bytes on macOS), which may include a peak from before exec."""
+    try:
+        with open("/proc/self/status", "rb") as fh:
+            for line in fh:
+                if line.startswith(b"VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
     import resource
 
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -225,11 +242,11 @@ def _retire(here: int, listener: object, inode: int, hook: object, log: int) -> 
             conn, _ = listener.accept()  # type: ignore[attr-defined]
         except OSError:
             break
-        _answer(conn, hook, log)
+        _answer(conn, hook, log, here)
     listener.close()  # type: ignore[attr-defined]
 
 
-def _answer(conn: object, hook: object, log: int) -> None:
+def _answer(conn: object, hook: object, log: int, here: int) -> None:
     """One call: the client's environment and payload in, the hook's reply out."""
     import faulthandler
 
@@ -238,6 +255,9 @@ def _answer(conn: object, hook: object, log: int) -> None:
     try:
         conn.setblocking(True)  # type: ignore[attr-defined]
         conn.settimeout(READ_TIMEOUT)  # type: ignore[attr-defined]
+        # The call is taken: until this byte the client may still run the hook itself
+        # (a call waiting behind a slow one, or stranded by this process's end, is not lost).
+        conn.sendall(b"+")  # type: ignore[attr-defined]
         request = _receive(conn, hook.STDIN_CAP + ENV_CAP)  # type: ignore[attr-defined]
         parsed = parse(request)
         if parsed is None:
@@ -252,12 +272,18 @@ def _answer(conn: object, hook: object, log: int) -> None:
         reply = hook.handle(raw, state_dir=state_dir)  # type: ignore[attr-defined]
         if reply:
             conn.sendall(reply.encode("ascii", "backslashreplace"))  # type: ignore[attr-defined]
+    except (BrokenPipeError, ConnectionResetError, TimeoutError):
+        pass  # the client gave up (its own bounds): nothing wrong here, nobody to answer
     except Exception as exc:  # noqa: BLE001 - one bad call must not end the process
         hook._log_failure(state_dir, exc)  # type: ignore[attr-defined]
     finally:
         faulthandler.cancel_dump_traceback_later()
         try:
             conn.close()  # type: ignore[attr-defined]
+        except OSError:
+            pass
+        try:
+            os.fchdir(here)  # not the caller's folder: a resident must not keep a drive busy
         except OSError:
             pass
 

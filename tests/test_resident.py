@@ -37,7 +37,8 @@ def make_runtime(data: Path) -> Path:
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(runtime)], check=True)
     purelib = sysconfig.get_path("purelib", vars={"base": str(runtime), "platbase": str(runtime)})
     Path(purelib).mkdir(parents=True, exist_ok=True)
-    (Path(purelib) / "metacog-checkout.pth").write_text(str(ROOT) + "\n")
+    # This checkout, and this interpreter's packages (platformdirs, for calls without METACOG_HOME).
+    (Path(purelib) / "metacog-checkout.pth").write_text(f"{ROOT}\n{sysconfig.get_path('purelib')}\n")
     (runtime / ".ready").write_text(f"{VERSION}\n{sys.executable}\n")
     return runtime
 
@@ -93,6 +94,13 @@ def start_session(data: Path, env: dict[str, str]) -> Path:
     return home
 
 
+def resident_only(data: Path) -> None:
+    """Move the runtime's interpreter away: run.sh cannot run the hook itself any more, so
+    whatever answers from now on is the resident process."""
+    python = data / "runtime" / VERSION / "bin" / "python"
+    python.rename(python.with_name("python.away"))
+
+
 def failures(n: int) -> list[dict]:
     return [captured("PostToolUseFailure", "Bash", tool_use_id=f"toolu_resident_{i}") for i in range(n)]
 
@@ -111,8 +119,7 @@ def test_resident_answers_exactly_as_the_hook_would(data: Path, tmp_path: Path) 
 
     env = hook_env(data, tmp_path / "resident")
     start_session(data, env)
-    # Without its interpreter run.sh cannot run the hook itself: what answers now is the resident.
-    (data / "runtime" / VERSION / "bin" / "python").rename(data / "runtime" / VERSION / "bin" / "moved")
+    resident_only(data)
     got = replies([run_sh(p, env) for p in failures(5)])
     assert got == expected
     assert "the same error 3 times" in got[2] and got[:2] == ["", ""]
@@ -121,9 +128,12 @@ def test_resident_answers_exactly_as_the_hook_would(data: Path, tmp_path: Path) 
 
 
 @needs_perl
-def test_a_locale_perl_does_not_know_leaves_no_warning(data: Path, tmp_path: Path) -> None:
-    env = hook_env(data, tmp_path / "home", LC_ALL="xx_YY.UTF-8")
+@pytest.mark.parametrize("setting", [{"LC_ALL": "xx_YY.UTF-8"},  # a locale Perl does not know: warnings
+                                     {"PERL5OPT": "-MO=Deparse"}, {"PERL5LIB": "/nonexistent"}])
+def test_the_persons_perl_settings_do_not_reach_the_client(data: Path, tmp_path: Path, setting: dict) -> None:
+    env = hook_env(data, tmp_path / "home", **setting)
     start_session(data, env)
+    resident_only(data)
     got = replies([run_sh(p, env) for p in failures(3)])
     assert "the same error 3 times" in got[2]
     log = data / "hook-stderr.log"
@@ -131,15 +141,35 @@ def test_a_locale_perl_does_not_know_leaves_no_warning(data: Path, tmp_path: Pat
 
 
 @needs_perl
-def test_each_call_runs_in_its_callers_environment(data: Path, tmp_path: Path) -> None:
+def test_each_call_runs_in_its_callers_environment_and_nothing_of_it_stays(data: Path, tmp_path: Path) -> None:
     start_session(data, hook_env(data, tmp_path / "first"))
+    resident_only(data)
     other = hook_env(data, tmp_path / "second")
-    replies([run_sh(p, other) for p in failures(3)])
+    assert "the same error 3 times" in replies([run_sh(p, other) for p in failures(3)])[2]
     assert list((tmp_path / "second" / "state" / "sessions").glob("*.json"))
     assert not list((tmp_path / "first" / "state" / "sessions").glob("*.json"))
-    disabled = hook_env(data, tmp_path / "third", METACOG_DISABLE="1")
-    assert replies([run_sh(p, disabled) for p in failures(3)]) == ["", "", ""]
-    assert not (tmp_path / "third").exists()
+    # Without METACOG_HOME the next caller's files go where platformdirs puts them: the
+    # previous caller's METACOG_HOME must not linger in the resident process.
+    xdg = tmp_path / "xdg"
+    plain = {k: v for k, v in hook_env(data, tmp_path / "unused").items() if k != "METACOG_HOME"}
+    plain.update(XDG_STATE_HOME=str(xdg / "state"), XDG_DATA_HOME=str(xdg / "data"),
+                 XDG_CONFIG_HOME=str(xdg / "config"))
+    assert "the same error 3 times" in replies([run_sh(p, plain) for p in failures(3)])[2]
+    assert list((xdg / "state" / "metacog" / "sessions").glob("*.json"))
+    assert len(list((tmp_path / "second" / "state" / "sessions").glob("*.json"))) == 1
+
+
+@needs_perl
+def test_the_resident_does_not_keep_its_last_callers_folder(data: Path, tmp_path: Path) -> None:
+    home = start_session(data, hook_env(data, tmp_path / "home"))
+    project = tmp_path / "project"
+    project.mkdir()
+    replies([subprocess.run([SH, str(RUN_SH)], input=json.dumps(p).encode(), capture_output=True, timeout=30,
+                            env=hook_env(data, tmp_path / "home"), cwd=project, check=False) for p in failures(1)])
+    cwd = Path(f"/proc/{int((home / 'pid').read_text())}/cwd")
+    if not cwd.parent.exists():
+        pytest.skip("no /proc here to read another process's working directory")
+    assert cwd.resolve() == home.resolve()
 
 
 @needs_perl
@@ -165,11 +195,13 @@ def test_without_perl_no_resident_starts_and_calls_still_answer(data: Path, tmp_
 def test_garbage_on_the_socket_is_dropped_and_the_next_call_served(data: Path, tmp_path: Path) -> None:
     env = hook_env(data, tmp_path / "home")
     home = start_session(data, env)
+    resident_only(data)
     for junk in (b"", b"GET / HTTP/1.0\r\n\r\n", resident.MAGIC + b"\xff\xff\xff\xff", resident.MAGIC + b"\0\0\0\x05ab"):
         with socket.socket(socket.AF_UNIX) as conn:
             conn.connect(str(home / resident.SOCKET))
             conn.sendall(junk)
             conn.shutdown(socket.SHUT_WR)
+            assert conn.recv(100) == b"+"  # taken; then nothing: not a call
             assert conn.recv(100) == b""
     got = replies([run_sh(p, env) for p in failures(3)])
     assert "the same error 3 times" in got[2]
@@ -206,7 +238,7 @@ def test_a_stuck_call_ends_the_process_and_says_where(tmp_path: Path) -> None:
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         assert wait_for(lambda: (home / resident.SOCKET).is_socket())
-        client = subprocess.run(["perl", str(ROOT / "hooks" / "client.pl"), str(home)],
+        client = subprocess.run(["perl", "-T", str(ROOT / "hooks" / "client.pl"), str(home)],
                                 input=json.dumps(failures(1)[0]).encode(), capture_output=True, timeout=30, check=False)
         assert (client.returncode, client.stdout) == (0, b"")
         assert server.wait(timeout=30) != 0
@@ -231,24 +263,74 @@ def test_idle_resident_leaves(tmp_path: Path) -> None:
 def test_client_without_a_resident_exits_3_and_leaves_stdin(tmp_path: Path) -> None:
     script = ROOT / "hooks" / "client.pl"
     # stdin untouched: the shell's `cat` after the client still reads all of it.
-    out = subprocess.run(["sh", "-c", f'perl "{script}" "{tmp_path}"; echo "rc=$?"; cat'], input=b"payload",
+    out = subprocess.run(["sh", "-c", f'perl -T "{script}" "{tmp_path}"; echo "rc=$?"; cat'], input=b"payload",
                          capture_output=True, timeout=30, check=False)
     assert out.stdout == b"rc=3\npayload"
-    out = subprocess.run(["sh", "-c", f'perl "{script}" "{tmp_path / "missing"}"; echo "rc=$?"'],
+    out = subprocess.run(["sh", "-c", f'perl -T "{script}" "{tmp_path / "missing"}"; echo "rc=$?"'],
                          capture_output=True, timeout=30, check=False)
     assert out.stdout == b"rc=3\n"
 
 
-def test_folder_open_to_others_is_refused(data: Path, tmp_path: Path) -> None:
-    home = data / "runtime" / VERSION / "resident"
-    home.mkdir(mode=0o755)
+def test_folder_open_to_others_is_refused(tmp_path: Path) -> None:
+    home = tmp_path / "resident"
+    home.mkdir()
     home.chmod(0o755)
-    env = hook_env(data, tmp_path / "home")
-    run_sh(captured("SessionStart"), env, "session-start")
-    time.sleep(0.5)
-    assert not (home / resident.SOCKET).exists()
-    got = replies([run_sh(p, env) for p in failures(3)])
-    assert "the same error 3 times" in got[2]
+    code = "import sys; sys.path.insert(0, sys.argv[1])\nfrom metacog import resident\nresident.serve(sys.argv[2])\n"
+    out = subprocess.run([sys.executable, "-I", "-c", code, str(ROOT), str(home)], capture_output=True, timeout=30,
+                         check=False)
+    assert (out.returncode, out.stderr, sorted(home.iterdir())) == (0, b"", [])
+
+
+@needs_perl
+def test_client_talks_only_to_a_private_folder(tmp_path: Path) -> None:
+    """Even with a live socket in it, a folder others could enter gets nothing: the
+    environment the client sends may hold secrets."""
+    home = tmp_path / "resident"
+    code = "import sys; sys.path.insert(0, sys.argv[1])\nfrom metacog import resident\nresident.serve(sys.argv[2])\n"
+    server = subprocess.Popen([sys.executable, "-I", "-c", code, str(ROOT), str(home)], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert wait_for(lambda: (home / resident.SOCKET).is_socket())
+        client = [SH, "-c", f'perl -T "{ROOT / "hooks" / "client.pl"}" "{home}"; echo "rc=$?"; cat']
+        home.chmod(0o750)
+        assert subprocess.run(client, input=b"payload", capture_output=True, timeout=30,
+                              check=False).stdout == b"rc=3\npayload"
+        home.chmod(0o700)
+        assert subprocess.run(client, input=b"{}", capture_output=True, timeout=30, check=False).stdout == b"rc=0\n"
+    finally:
+        server.kill()
+
+
+@needs_perl
+def test_calls_behind_a_busy_resident_run_the_hook_themselves(data: Path, tmp_path: Path) -> None:
+    """A call waits at most 2 s for the resident to take it; then run.sh runs the hook
+    itself with stdin untouched: nothing is lost, nothing counted twice."""
+    home = data / "runtime" / VERSION / "resident"
+    code = ("import sys, time\n"
+            "from metacog import hook, resident\n"
+            "real = hook.handle\n"
+            "def handle(raw, state_dir):\n"
+            "    if b'toolu_stuck' in raw:\n"
+            "        time.sleep(60)\n"
+            "    return real(raw, state_dir=state_dir)\n"
+            "hook.handle = handle\n"
+            "resident.serve()\n")
+    server = subprocess.Popen([str(data / "runtime" / VERSION / "bin" / "python"), "-I", "-c", code],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert wait_for(lambda: (home / resident.SOCKET).is_socket())
+        env = hook_env(data, tmp_path / "home")
+        stuck = subprocess.Popen([SH, str(RUN_SH)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+        stuck.stdin.write(json.dumps(captured("PostToolUse", "Read", tool_use_id="toolu_stuck", session_id="other"))
+                          .encode())
+        stuck.stdin.close()
+        time.sleep(0.5)  # it has been taken (nothing asserts on this timing)
+        got = replies([run_sh(p, env) for p in failures(3)])
+        # Counted once each: a call counted twice would have spoken at the second.
+        assert got[:2] == ["", ""] and "the same error 3 times" in got[2]
+        stuck.kill()
+    finally:
+        server.kill()
 
 
 @pytest.mark.parametrize("request_bytes", [b"", b"metacog1", b"metacog1\0\0\0\x09A=1\0", b"metacog2\0\0\0\0{}",
@@ -283,14 +365,33 @@ def test_a_call_that_grows_the_process_retires_it(tmp_path: Path) -> None:
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         assert wait_for(lambda: (home / resident.SOCKET).is_socket())
-        client = [SH, "-c", f'perl "{ROOT / "hooks" / "client.pl"}" "{home}"; echo "rc=$?"']
+        client = [SH, "-c", f'perl -T "{ROOT / "hooks" / "client.pl"}" "{home}"; echo "rc=$?"']
         small = subprocess.run(client, input=json.dumps(failures(1)[0]).encode(), capture_output=True, timeout=30,
                                check=False)
-        assert (small.stdout, server.poll()) == (b"rc=0\n", None)
+        assert (small.stdout, server.poll()) == (b"rc=0\n", None), (small.stderr, sorted(home.iterdir()))
         huge = subprocess.run(client, input=b'{"x": "' + b"a" * (64 << 20) + b'"}', capture_output=True,
                               timeout=60, check=False)
-        assert huge.stdout == b"rc=0\n"
+        assert huge.stdout == b"rc=0\n", (huge.stderr, server.poll(), (home / "resident.log").read_text())
         assert server.wait(timeout=30) == 0
         assert not (home / resident.SOCKET).exists()
     finally:
         server.kill()
+
+
+@needs_perl
+@pytest.mark.parametrize("perl", ["broken", "missing"])
+def test_a_perl_that_cannot_run_the_client_means_the_hook_runs_itself(data: Path, tmp_path: Path, perl: str) -> None:
+    """A version manager's shim with no version chosen exits 126 before reading stdin; a
+    session whose PATH has no Perl finds the resident another session started."""
+    start_session(data, hook_env(data, tmp_path / "home"))
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    if perl == "broken":
+        (bin_dir / "perl").write_text("#!/bin/sh\necho 'shim: no version selected' >&2\nexit 126\n")
+        (bin_dir / "perl").chmod(0o755)
+    env = hook_env(data, tmp_path / "home", PATH=str(bin_dir))
+    got = replies([run_sh(p, env) for p in failures(3)])
+    assert "the same error 3 times" in got[2]
+    stderr_log = data / "hook-stderr.log"
+    expected = "shim: no version selected\n" * 3 if perl == "broken" else ""
+    assert (stderr_log.read_text() if stderr_log.exists() else "") == expected
