@@ -8,9 +8,11 @@ call the hook would have made: the same payload, the client's environment and wo
 directory, `hook.handle`; state stays on disk under the same locks, so a direct hook
 and the resident one can run side by side.
 
-Nothing depends on it. No socket, no Perl, or a refused connection: run.sh runs the
-hook itself (and `ensure` starts a resident process for the next calls, at most once
-a minute). It serves one call at a time (in-process: a forked child per call measured
+Nothing depends on it. A call is the resident's only once it has taken it (the byte
+`_answer` sends first); no socket, no Perl, a refused connection, or nobody taking the
+call within 2 s: the client exits 3 with stdin untouched and run.sh runs the hook
+itself (and `ensure` starts a resident process for the next calls, at most once a
+minute). It serves one call at a time (in-process: a forked child per call measured
 3 ms slower, see the commit log), ends after 15 idle minutes, after `MAX_CALLS`, after
 a call that grew it by `MAX_GROWTH_MB`, or as soon as its socket is no longer its own
 (runtime rebuilt or removed); a call that runs past `WATCHDOG_SECONDS` ends the process
