@@ -101,6 +101,22 @@ def resident_only(data: Path) -> None:
     python.rename(python.with_name("python.away"))
 
 
+def resident_process(home: Path, patch: str = "") -> subprocess.Popen:
+    """A resident process of this checkout serving `home`, started and listening; `patch`
+    runs first (a test's changes to the code around what it tests)."""
+    code = ("import sys, time; sys.path.insert(0, sys.argv[1])\nfrom metacog import hook, resident\n"
+            f"{patch}\nresident.serve(sys.argv[2])\n")
+    server = subprocess.Popen([sys.executable, "-I", "-c", code, str(ROOT), str(home)], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    assert wait_for(lambda: (home / resident.SOCKET).is_socket() or server.poll() is not None)
+    return server
+
+
+def client(home: Path, then: str = "") -> list[str]:
+    """hooks/client.pl as run.sh runs it, its exit status printed, then `then`."""
+    return [SH, "-c", f'perl -T "{ROOT / "hooks" / "client.pl"}" "{home}"; echo "rc=$?"; {then or ":"}']
+
+
 def failures(n: int) -> list[dict]:
     return [captured("PostToolUseFailure", "Bash", tool_use_id=f"toolu_resident_{i}") for i in range(n)]
 
@@ -229,18 +245,11 @@ def test_a_stuck_call_ends_the_process_and_says_where(tmp_path: Path) -> None:
     """The watchdog: a call past WATCHDOG_SECONDS ends the resident process; the client
     gives up in silence. (The hook is made to hang; the watchdog is what is tested.)"""
     home = tmp_path / "resident"
-    code = ("import sys, time; sys.path.insert(0, sys.argv[1])\n"
-            "from metacog import hook, resident\n"
-            "resident.WATCHDOG_SECONDS = 1\n"
-            "hook.handle = lambda raw, state_dir: time.sleep(60)\n"
-            "resident.serve(sys.argv[2])\n")
-    server = subprocess.Popen([sys.executable, "-I", "-c", code, str(ROOT), str(home)], stdin=subprocess.DEVNULL,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = resident_process(home, "resident.WATCHDOG_SECONDS = 1\nhook.handle = lambda raw, state_dir: time.sleep(60)")
     try:
-        assert wait_for(lambda: (home / resident.SOCKET).is_socket())
-        client = subprocess.run(["perl", "-T", str(ROOT / "hooks" / "client.pl"), str(home)],
-                                input=json.dumps(failures(1)[0]).encode(), capture_output=True, timeout=30, check=False)
-        assert (client.returncode, client.stdout) == (0, b"")
+        out = subprocess.run(client(home), input=json.dumps(failures(1)[0]).encode(), capture_output=True,
+                             timeout=30, check=False)
+        assert out.stdout == b"rc=0\n"
         assert server.wait(timeout=30) != 0
         assert "Timeout" in (home / "resident.log").read_text()
     finally:
@@ -249,36 +258,25 @@ def test_a_stuck_call_ends_the_process_and_says_where(tmp_path: Path) -> None:
 
 def test_idle_resident_leaves(tmp_path: Path) -> None:
     home = tmp_path / "resident"
-    code = ("import sys; sys.path.insert(0, sys.argv[1])\n"
-            "from metacog import resident\n"
-            "resident.IDLE_SECONDS = 0.5; resident.TICK_SECONDS = 0.1\n"
-            "resident.serve(sys.argv[2])\n")
-    server = subprocess.run([sys.executable, "-I", "-c", code, str(ROOT), str(home)], capture_output=True,
-                            timeout=30, check=False)
-    assert (server.returncode, server.stderr) == (0, b"")
+    server = resident_process(home, "resident.IDLE_SECONDS = 0.5; resident.TICK_SECONDS = 0.1")
+    assert server.wait(timeout=30) == 0
     assert not (home / resident.SOCKET).exists()
 
 
 @needs_perl
 def test_client_without_a_resident_exits_3_and_leaves_stdin(tmp_path: Path) -> None:
-    script = ROOT / "hooks" / "client.pl"
     # stdin untouched: the shell's `cat` after the client still reads all of it.
-    out = subprocess.run(["sh", "-c", f'perl -T "{script}" "{tmp_path}"; echo "rc=$?"; cat'], input=b"payload",
-                         capture_output=True, timeout=30, check=False)
-    assert out.stdout == b"rc=3\npayload"
-    out = subprocess.run(["sh", "-c", f'perl -T "{script}" "{tmp_path / "missing"}"; echo "rc=$?"'],
-                         capture_output=True, timeout=30, check=False)
-    assert out.stdout == b"rc=3\n"
+    for folder in (tmp_path, tmp_path / "missing"):
+        out = subprocess.run(client(folder, "cat"), input=b"payload", capture_output=True, timeout=30, check=False)
+        assert out.stdout == b"rc=3\npayload"
 
 
 def test_folder_open_to_others_is_refused(tmp_path: Path) -> None:
     home = tmp_path / "resident"
     home.mkdir()
     home.chmod(0o755)
-    code = "import sys; sys.path.insert(0, sys.argv[1])\nfrom metacog import resident\nresident.serve(sys.argv[2])\n"
-    out = subprocess.run([sys.executable, "-I", "-c", code, str(ROOT), str(home)], capture_output=True, timeout=30,
-                         check=False)
-    assert (out.returncode, out.stderr, sorted(home.iterdir())) == (0, b"", [])
+    assert resident_process(home).wait(timeout=30) == 0
+    assert sorted(home.iterdir()) == []
 
 
 @needs_perl
@@ -286,17 +284,14 @@ def test_client_talks_only_to_a_private_folder(tmp_path: Path) -> None:
     """Even with a live socket in it, a folder others could enter gets nothing: the
     environment the client sends may hold secrets."""
     home = tmp_path / "resident"
-    code = "import sys; sys.path.insert(0, sys.argv[1])\nfrom metacog import resident\nresident.serve(sys.argv[2])\n"
-    server = subprocess.Popen([sys.executable, "-I", "-c", code, str(ROOT), str(home)], stdin=subprocess.DEVNULL,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = resident_process(home)
     try:
-        assert wait_for(lambda: (home / resident.SOCKET).is_socket())
-        client = [SH, "-c", f'perl -T "{ROOT / "hooks" / "client.pl"}" "{home}"; echo "rc=$?"; cat']
         home.chmod(0o750)
-        assert subprocess.run(client, input=b"payload", capture_output=True, timeout=30,
+        assert subprocess.run(client(home, "cat"), input=b"payload", capture_output=True, timeout=30,
                               check=False).stdout == b"rc=3\npayload"
         home.chmod(0o700)
-        assert subprocess.run(client, input=b"{}", capture_output=True, timeout=30, check=False).stdout == b"rc=0\n"
+        assert subprocess.run(client(home), input=b"{}", capture_output=True, timeout=30,
+                              check=False).stdout == b"rc=0\n"
     finally:
         server.kill()
 
@@ -360,16 +355,12 @@ def test_a_call_that_grows_the_process_retires_it(tmp_path: Path) -> None:
     """A 64 MiB payload (the cap: answered with silence, as by the hook) leaves the process
     big for good; it answers that call, then leaves for a fresh one."""
     home = tmp_path / "resident"
-    code = "import sys; sys.path.insert(0, sys.argv[1])\nfrom metacog import resident\nresident.serve(sys.argv[2])\n"
-    server = subprocess.Popen([sys.executable, "-I", "-c", code, str(ROOT), str(home)], stdin=subprocess.DEVNULL,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = resident_process(home)
     try:
-        assert wait_for(lambda: (home / resident.SOCKET).is_socket())
-        client = [SH, "-c", f'perl -T "{ROOT / "hooks" / "client.pl"}" "{home}"; echo "rc=$?"']
-        small = subprocess.run(client, input=json.dumps(failures(1)[0]).encode(), capture_output=True, timeout=30,
+        small = subprocess.run(client(home), input=json.dumps(failures(1)[0]).encode(), capture_output=True, timeout=30,
                                check=False)
         assert (small.stdout, server.poll()) == (b"rc=0\n", None), (small.stderr, sorted(home.iterdir()))
-        huge = subprocess.run(client, input=b'{"x": "' + b"a" * (64 << 20) + b'"}', capture_output=True,
+        huge = subprocess.run(client(home), input=b'{"x": "' + b"a" * (64 << 20) + b'"}', capture_output=True,
                               timeout=60, check=False)
         assert huge.stdout == b"rc=0\n", (huge.stderr, server.poll(), (home / "resident.log").read_text())
         assert server.wait(timeout=30) == 0
