@@ -17,8 +17,9 @@ def main(exit_process: bool = True, mode: str = "") -> None:
     """Entry point. Never raises, never exits non-zero, prints only the reply.
 
     `mode` is what hooks/run.sh knows: "session-start", "session-end", or "direct" (a
-    call the resident process did not take). At the first and the last, once the reply
-    is out, a resident process is started for the calls to come (metacog/resident.py).
+    call the resident process did not take). At a session's start and on a direct call,
+    once the reply is out, a resident process is started for the calls to come
+    (metacog/resident.py, which decides whether one is needed).
     """
     state_dir = ""
     try:

@@ -28,6 +28,11 @@ import time
 
 from metacog import fsutil
 
+TYPE_CHECKING = False  # not `typing`'s: importing typing would cost the direct hook too
+if TYPE_CHECKING:
+    import socket  # `serve` imports it: it pulls enum, which the direct hook never needs
+    from types import ModuleType
+
 SOCKET = "hook.sock"  # hooks/client.pl connects to this name, relative to the folder
 MAGIC = b"metacog1"  # the client's first bytes; then a 4-byte length and its environment
 ENV_CAP = 8 << 20  # hooks/client.pl does not send more (and runs the hook itself then)
@@ -230,7 +235,7 @@ def _owns(here: int, inode: int) -> bool:
         return False
 
 
-def _retire(here: int, listener: object, inode: int, hook: object, log: int) -> None:
+def _retire(here: int, listener: socket.socket, inode: int, hook: ModuleType, log: int) -> None:
     """Stop taking calls without dropping any: remove the name first (new clients then
     find nobody and run the hook themselves), then answer what already connected."""
     if _owns(here, inode):
@@ -238,29 +243,29 @@ def _retire(here: int, listener: object, inode: int, hook: object, log: int) -> 
             os.unlink(SOCKET, dir_fd=here)
         except OSError:
             pass
-    listener.setblocking(False)  # type: ignore[attr-defined]
+    listener.setblocking(False)
     while True:
         try:
-            conn, _ = listener.accept()  # type: ignore[attr-defined]
+            conn, _ = listener.accept()
         except OSError:
             break
         _answer(conn, hook, log, here)
-    listener.close()  # type: ignore[attr-defined]
+    listener.close()
 
 
-def _answer(conn: object, hook: object, log: int, here: int) -> None:
+def _answer(conn: socket.socket, hook: ModuleType, log: int, here: int) -> None:
     """One call: the client's environment and payload in, the hook's reply out."""
     import faulthandler
 
     faulthandler.dump_traceback_later(WATCHDOG_SECONDS, exit=True, file=log)
     state_dir = ""
     try:
-        conn.setblocking(True)  # type: ignore[attr-defined]
-        conn.settimeout(READ_TIMEOUT)  # type: ignore[attr-defined]
+        conn.setblocking(True)
+        conn.settimeout(READ_TIMEOUT)
         # The call is taken: until this byte the client may still run the hook itself
         # (a call waiting behind a slow one, or stranded by this process's end, is not lost).
-        conn.sendall(b"+")  # type: ignore[attr-defined]
-        request = _receive(conn, hook.STDIN_CAP + ENV_CAP)  # type: ignore[attr-defined]
+        conn.sendall(b"+")
+        request = _receive(conn, hook.STDIN_CAP + ENV_CAP)
         parsed = parse(request)
         if parsed is None:
             return
@@ -271,17 +276,17 @@ def _answer(conn: object, hook: object, log: int, here: int) -> None:
         from metacog import paths
 
         state_dir = paths.state_dir()
-        reply = hook.handle(raw, state_dir=state_dir)  # type: ignore[attr-defined]
+        reply = hook.handle(raw, state_dir=state_dir)
         if reply:
-            conn.sendall(reply.encode("ascii", "backslashreplace"))  # type: ignore[attr-defined]
+            conn.sendall(reply.encode("ascii", "backslashreplace"))
     except (BrokenPipeError, ConnectionResetError, TimeoutError):
         pass  # the client gave up (its own bounds): nothing wrong here, nobody to answer
     except Exception as exc:  # noqa: BLE001 - one bad call must not end the process
-        hook._log_failure(state_dir, exc)  # type: ignore[attr-defined]
+        hook._log_failure(state_dir, exc)
     finally:
         faulthandler.cancel_dump_traceback_later()
         try:
-            conn.close()  # type: ignore[attr-defined]
+            conn.close()
         except OSError:
             pass
         try:
@@ -290,12 +295,12 @@ def _answer(conn: object, hook: object, log: int, here: int) -> None:
             pass
 
 
-def _receive(conn: object, cap: int) -> bytes:
+def _receive(conn: socket.socket, cap: int) -> bytes:
     """Everything the client sends, up to `cap` + 1 bytes (more means: too large)."""
     chunks = []
     size = 0
     while size <= cap:
-        chunk = conn.recv(min(1 << 20, cap + 1 - size))  # type: ignore[attr-defined]
+        chunk = conn.recv(min(1 << 20, cap + 1 - size))
         if not chunk:
             break
         chunks.append(chunk)
