@@ -2,7 +2,7 @@
 # its reply. Usage: perl -T client.pl <the resident folder>, the payload on stdin.
 #
 # Core Perl and no modules: `use Socket` alone costs 12 ms, four times this whole script
-# (a Python start costs 12 ms bare, about 20 inside Claude Code). -T: the person's
+# (a Python start costs 11 ms or more bare, about 20 inside Claude Code). -T: the person's
 # PERL5OPT and PERL5LIB do not apply here. Two phases:
 # - until the resident process takes the call (the byte it sends when it starts on
 #   this connection), stdin is untouched and every failure exits 3: hooks/run.sh then
