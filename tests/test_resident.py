@@ -13,6 +13,7 @@ import subprocess
 import sys
 import sysconfig
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -386,3 +387,21 @@ def test_a_perl_that_cannot_run_the_client_means_the_hook_runs_itself(data: Path
     stderr_log = data / "hook-stderr.log"
     expected = "shim: no version selected\n" * 3 if perl == "broken" else ""
     assert (stderr_log.read_text() if stderr_log.exists() else "") == expected
+
+
+@needs_perl
+def test_overlapping_calls_through_run_sh_lose_none_and_count_none_twice(data: Path, tmp_path: Path) -> None:
+    """Claude Code runs a batch's hooks at once: 8 callers at a time, 64 calls, whether
+    the resident takes each one or a caller runs the hook itself after 2 s."""
+    env = hook_env(data, tmp_path / "home")
+    start_session(data, env)
+    payload = captured("PostToolUse", "Bash")
+    raws = [json.dumps({**payload, "tool_input": {**payload["tool_input"], "command": f"echo {i}"}}).encode()
+            for i in range(64)]
+    for batch in range(0, 64, 8):
+        # Each hook's stdin written at once, as Claude Code does (not one after the other).
+        with ThreadPoolExecutor(8) as pool:
+            outs = list(pool.map(lambda raw: run_sh(raw, env), raws[batch:batch + 8]))
+        assert [(o.returncode, o.stderr) for o in outs] == [(0, b"")] * 8
+    st = json.loads((tmp_path / "home" / "state" / "sessions" / f"{payload['session_id']}.json").read_text())
+    assert st["calls"] == 64
