@@ -78,6 +78,18 @@ def test_without_the_resident_process_the_hook_answers_itself(metacog_claude: Cl
     assert "Traceback" not in metacog_claude.hook_stderr(), metacog_claude.hook_stderr()
 
 
+def test_a_batch_of_calls_at_once_is_heard(metacog_claude: ClaudeHarness):
+    """Four failing calls in one turn, twice: their hooks overlap (the resident process
+    takes them one by one, or a caller runs the hook itself); the loop is heard."""
+    batch = [bash(FAILING_COMMAND, "Check the import") for _ in range(4)]
+    result = metacog_claude.run([batch, batch, "I give up."], prompt="Make the import check pass.")
+    assert result.returncode == 0 and not result.timed_out, result.describe()
+    assert len(result.requests) == 3, result.describe()
+    assert len([b for b in tool_results(result.requests[-1]) if b.get("is_error") is True]) == 8, result.describe()
+    assert result.first_request_mentioning("metacog") in (1, 2), result.describe()
+    assert "Traceback" not in metacog_claude.hook_stderr(), metacog_claude.hook_stderr()
+
+
 def test_the_resident_process_answers_inside_the_session(metacog_claude: ClaudeHarness, plugin_runtime: Path):
     """Between SessionStart and SessionEnd the calls go to the resident process
     (metacog/resident.py). The session's first call waits for its socket, then moves
