@@ -5,13 +5,17 @@
 # (a Python start costs 11 ms or more bare, about 20 inside Claude Code). -T: the person's
 # PERL5OPT and PERL5LIB do not apply here. Two phases:
 # - until the resident process takes the call (the byte it sends when it starts on
-#   this connection), stdin is untouched and every failure exits 3: hooks/run.sh then
-#   runs the hook itself. Bounded: a resident busy for 2 s is as good as none.
-# - once taken, the call is the resident's: a failure ends in silence (exit 0), like
-#   the hook's own failures.
+#   this connection) and this script reads stdin, every failure exits 3 with stdin
+#   untouched: hooks/run.sh then runs the hook itself. Bounded: a resident busy for
+#   2 s is as good as none.
+# - from the first read of stdin, the call is the resident's: a failure ends in
+#   silence (exit 0), like the hook's own failures.
 use strict;
 my $ENV_CAP = 8 << 20;  # resident.py's ENV_CAP
-$SIG{ALRM} = sub { exit 3 };
+# One handler for both phases: Perl runs whatever handler is set when it gets to the
+# signal, so swapping handlers would let a late alarm end a taken call in silence.
+my $status = 3;
+$SIG{ALRM} = sub { exit $status };
 alarm 2;
 my ($dir) = ($ARGV[0] // '') =~ /\A(.+)\z/s or exit 3;  # untainted: run.sh's own argument
 # The folder and the socket must be this user's alone: the environment below goes to
@@ -29,15 +33,16 @@ my $env = join '', map { "$_=$ENV{$_}\0" } keys %ENV;
 exit 3 if length $env > $ENV_CAP;
 
 socket(my $sock, 1, 1, 0) or exit 3;  # AF_UNIX, SOCK_STREAM: 1 and 1 on Linux and macOS
-my $address = $^O eq 'linux' ? pack('S', 1) . $name : pack('CC', 2 + length $name, 1) . $name;
+# BSDs and macOS lead sockaddr_un with a length byte; Linux, Cygwin, Android do not.
+my $address = $^O =~ /bsd|darwin|dragonfly/ ? pack('CC', 2 + length $name, 1) . $name : pack('S', 1) . $name;
 connect($sock, $address) or exit 3;
 binmode $_ for $sock, \*STDIN, \*STDOUT;
 my $taken;
 exit 3 unless sysread($sock, $taken, 1);
 
-# Taken. The resident process's watchdog ends a call stuck for 8 s.
-$SIG{ALRM} = sub { exit 0 };
-alarm 9;
+# Taken. 9 s in all (Claude Code's limit is 10); the resident's watchdog ends a call
+# stuck for 6 s.
+alarm(9 - (time - $^T) > 1 ? 9 - (time - $^T) : 1);
 $SIG{PIPE} = 'IGNORE';
 
 sub send_all {
@@ -51,6 +56,9 @@ sub send_all {
 }
 
 send_all('metacog1' . pack('N', length $env) . $env);
+# From the first read of stdin on, the call cannot be run again: any end is silence.
+# (Before it, the resident reads an empty payload, which is silence too.)
+$status = 0;
 my $chunk;
 while (sysread(STDIN, $chunk, 1 << 16)) {
     send_all($chunk);
@@ -60,5 +68,12 @@ my $reply = '';
 while (sysread($sock, $chunk, 1 << 16)) {
     $reply .= $chunk;
 }
-print $reply;
+# syswrite, not print: a failed flush at exit would make the status 1, and run.sh would
+# run the hook again.
+my $done = 0;
+while ($done < length $reply) {
+    my $wrote = syswrite(STDOUT, $reply, length($reply) - $done, $done);
+    last unless $wrote;
+    $done += $wrote;
+}
 exit 0;

@@ -39,11 +39,12 @@ ENV_CAP = 8 << 20  # hooks/client.pl does not send more (and runs the hook itsel
 IDLE_SECONDS = 15 * 60
 TICK_SECONDS = 2.0  # how often an idle process checks that its socket is still its own
 READ_TIMEOUT = 5.0
-WATCHDOG_SECONDS = 8  # hooks/client.pl gives up at 9 s, Claude Code at the hook's 10 s
+WATCHDOG_SECONDS = 6  # after up to 2 s in line; hooks/client.pl gives up at 9 s, Claude Code at 10
 MAX_CALLS = 20_000  # a fresh process now and then: nothing can accumulate
 MAX_GROWTH_MB = 80  # one huge payload grows the process for good: retire after such a call
 START_EVERY = 60.0  # seconds between two attempts to start one
 LOG_CAP = 64 * 1024
+_OWN_ENV = dict(os.environ)  # as started (by a direct hook run, in its caller's environment)
 
 
 def folder() -> str:
@@ -254,7 +255,8 @@ def _retire(here: int, listener: socket.socket, inode: int, hook: ModuleType, lo
 
 
 def _answer(conn: socket.socket, hook: ModuleType, log: int, here: int) -> None:
-    """One call: the client's environment and payload in, the hook's reply out."""
+    """One call: the client's environment and payload in, the hook's reply out. Between
+    calls the process is itself again: its own environment, its own folder."""
     import faulthandler
 
     faulthandler.dump_traceback_later(WATCHDOG_SECONDS, exit=True, file=log)
@@ -271,6 +273,10 @@ def _answer(conn: socket.socket, hook: ModuleType, log: int, here: int) -> None:
             return
         env, raw = parsed
         _adopt(env)
+        try:
+            os.chdir(env.get("PWD") or "/")
+        except OSError:
+            os.chdir("/")
         if env.get("METACOG_DISABLE") == "1":
             return
         from metacog import paths
@@ -293,6 +299,7 @@ def _answer(conn: socket.socket, hook: ModuleType, log: int, here: int) -> None:
             os.fchdir(here)  # not the caller's folder: a resident must not keep a drive busy
         except OSError:
             pass
+        _adopt(_OWN_ENV)  # a failure before the next call's adoption logs where this process would
 
 
 def _receive(conn: socket.socket, cap: int) -> bytes:
@@ -329,7 +336,9 @@ def parse(request: bytes) -> tuple[dict[str, str], bytes] | None:
 
 
 def _adopt(env: dict[str, str]) -> None:
-    """Become, for one call, the hook process Claude Code would have started."""
+    """Take `env` as this process's environment: for one call, that of the hook process
+    Claude Code would have started."""
+    zone = os.environ.get("TZ")
     for name in [name for name in os.environ if name not in env]:
         del os.environ[name]
     for name, value in env.items():
@@ -338,7 +347,5 @@ def _adopt(env: dict[str, str]) -> None:
                 os.environ[name] = value
             except (ValueError, OSError):
                 pass  # a name the platform refuses: the hook would not have seen it either
-    try:
-        os.chdir(env.get("PWD") or "/")
-    except OSError:
-        os.chdir("/")
+    if os.environ.get("TZ") != zone and hasattr(time, "tzset"):
+        time.tzset()  # log stamps in the caller's time zone, as its own process would write them

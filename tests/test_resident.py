@@ -405,3 +405,20 @@ def test_overlapping_calls_through_run_sh_lose_none_and_count_none_twice(data: P
         assert [(o.returncode, o.stderr) for o in outs] == [(0, b"")] * 8
     st = json.loads((tmp_path / "home" / "state" / "sessions" / f"{payload['session_id']}.json").read_text())
     assert st["calls"] == 64
+
+
+@needs_perl
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full to make writing the reply fail")
+def test_a_reply_that_cannot_be_written_is_not_a_reason_to_run_the_hook_again(tmp_path: Path) -> None:
+    home = tmp_path / "resident"
+    server = resident_process(home)
+    try:
+        outs = []
+        for payload in failures(3):
+            with open("/dev/full", "wb") as full:
+                outs.append(subprocess.run(["perl", "-T", str(ROOT / "hooks" / "client.pl"), str(home)],
+                                           input=json.dumps(payload).encode(), stdout=full, stderr=subprocess.PIPE,
+                                           timeout=30, check=False))
+        assert [(o.returncode, o.stderr) for o in outs] == [(0, b"")] * 3  # the third had a reply to write
+    finally:
+        server.kill()
