@@ -95,8 +95,7 @@ def _private_folder(home: str = "") -> str | None:
 
     home = home or folder()
     try:
-        os.makedirs(home, mode=0o700, exist_ok=True)
-        info = os.lstat(home)
+        info = os.lstat(fsutil.ensure_dir(home))
     except OSError:
         return None
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:

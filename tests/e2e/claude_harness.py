@@ -106,21 +106,19 @@ def request_text_blocks(body: dict) -> list[str]:
     then every message's content (user/assistant/system roles; text blocks,
     tool_result content, system-reminders, tool_use inputs). Tool definitions are
     not included: they are the CLI's, not anyone's message."""
-    texts: list[str] = []
-    system = body.get("system")
-    if isinstance(system, str):
-        texts.append(system)
-    elif isinstance(system, list):
-        for block in system:
-            texts.extend(_block_texts(block))
+    texts = _content_texts(body.get("system"))
     for message in body.get("messages") or []:
-        content = message.get("content")
-        if isinstance(content, str):
-            texts.append(content)
-        elif isinstance(content, list):
-            for block in content:
-                texts.extend(_block_texts(block))
+        texts.extend(_content_texts(message.get("content")))
     return texts
+
+
+def _content_texts(content: Any) -> list[str]:
+    """A system prompt or a message's content: one string, or a list of blocks."""
+    if isinstance(content, str):
+        return [content]
+    if isinstance(content, list):
+        return [text for block in content for text in _block_texts(block)]
+    return []
 
 
 def request_text(body: dict) -> str:
