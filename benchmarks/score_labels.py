@@ -1,0 +1,179 @@
+"""Score the senses against hand labels: replay every transcript, judge each labelled stretch.
+
+    python benchmarks/score_labels.py [TRANSCRIPTS_DIR] [--signals] [--json]
+
+The transcripts and their labels (LABELS.jsonl, protocol in LABELS.md) live beside this
+repository in ../shared/transcripts; they are not shipped with it. Each transcript runs
+through the real hook (metacog.replay); each signal is placed after the main-thread call
+it reached, numbered as LABELS.md says (every tool_use on a line that is not a sidechain,
+counted at its tool_result, refused calls included). Then:
+
+- stuck episode: caught on time (a signal about repetition after call speak_at - 1 and no
+  later than after speak_at + 3), late (after that, before `end`), or missed;
+- progress episode: a false alarm when a signal about repetition lands in [speak_at, end];
+- quiet session: every signal counts, per 100 main-thread calls.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from metacog.replay import REFUSED, replay  # noqa: E402 - after the path above
+
+DEFAULT_DIR = ROOT.parent / "shared" / "transcripts"
+# The senses whose signals speak of repetition (a loop, a circle, a habit).
+REPETITION = ("nociception", "vestibular", "habit")
+LATE_BY = 3
+
+
+def main_thread_calls(path: Path) -> list[tuple[int, bool]]:
+    """For each hook call replay makes (in order): (main-thread call number so far, is main).
+
+    Replay fires no hook for a refused call (Claude Code fires none); the labels count it.
+    """
+    out: list[tuple[int, bool]] = []
+    seen: set[str] = set()
+    main = 0
+    with open(path, "rb") as fh:
+        for raw in fh:
+            try:
+                entry = json.loads(raw)
+            except ValueError:
+                continue
+            if not isinstance(entry, dict):
+                continue
+            message = entry.get("message") if isinstance(entry.get("message"), dict) else {}
+            content = message.get("content") if isinstance(message.get("content"), list) else []
+            side = bool(entry.get("isSidechain"))
+            if entry.get("type") == "assistant":
+                seen.update(str(b.get("id")) for b in content
+                            if isinstance(b, dict) and b.get("type") == "tool_use")
+                continue
+            if entry.get("type") != "user":
+                continue
+            for block in content:
+                if not (isinstance(block, dict) and block.get("type") == "tool_result"):
+                    continue
+                known = str(block.get("tool_use_id")) in seen
+                seen.discard(str(block.get("tool_use_id")))
+                if known and not side:
+                    main += 1
+                text = block.get("content")
+                if isinstance(text, list):
+                    text = " ".join(b.get("text", "") for b in text if isinstance(b, dict)
+                                    and isinstance(b.get("text"), str))
+                if block.get("is_error") and isinstance(text, str) and text.lstrip().startswith(REFUSED):
+                    continue  # no hook
+                out.append((main, not side))
+    return out
+
+
+def placed(path: Path) -> tuple[list[dict], int]:
+    """The replay's signals that reached the main agent, each with `at` (main-thread call), and the call count."""
+    result = replay(str(path))
+    calls = main_thread_calls(path)
+    out = []
+    for signal in result["signals"]:
+        index = signal["call"] - 1
+        if 0 <= index < len(calls) and calls[index][1]:
+            out.append({**signal, "at": calls[index][0]})
+    return out, (calls[-1][0] if calls else 0)
+
+
+def about_repetition(signal: dict) -> bool:
+    return any(sense in signal["sense"].split("+") for sense in REPETITION)
+
+
+def score(folder: Path) -> dict:
+    labels = [json.loads(line) for line in (folder / "LABELS.jsonl").read_text().splitlines() if line.strip()]
+    signals: dict[str, list[dict]] = {}
+    main_calls: dict[str, int] = {}
+    for name in sorted({label["file"] for label in labels}):
+        signals[name], main_calls[name] = placed(folder / name)
+    stuck: dict[str, list] = {"on_time": [], "late": [], "missed": []}
+    false_alarms, progress = [], 0
+    quiet_calls = quiet_signals = 0
+    per_sense: dict[str, int] = {}
+    for label in labels:
+        said = signals[label["file"]]
+        if label["type"] == "session":
+            if label.get("quiet"):
+                quiet_calls += main_calls[label["file"]]
+                quiet_signals += len(said)
+                for s in said:
+                    for sense in s["sense"].split("+"):
+                        per_sense[sense] = per_sense.get(sense, 0) + 1
+            continue
+        loud = [s for s in said if about_repetition(s)]
+        if label["type"] == "stuck":
+            on_time = [s for s in loud if label["speak_at"] <= s["at"] <= label["speak_at"] + LATE_BY]
+            late = [s for s in loud if label["speak_at"] + LATE_BY < s["at"] <= label["end"]]
+            verdict = "on_time" if on_time else "late" if late else "missed"
+            stuck[verdict].append({**label, "signal": (on_time or late or [{}])[0]})
+        elif label["type"] == "progress":
+            progress += 1
+            alarms = [s for s in loud if label["speak_at"] <= s["at"] <= label["end"]]
+            if alarms:
+                false_alarms.append({**label, "signal": alarms[0]})
+    total_stuck = sum(len(v) for v in stuck.values())
+    return {"stuck": stuck, "stuck_total": total_stuck, "false_alarms": false_alarms, "progress": progress,
+            "quiet_calls": quiet_calls, "quiet_signals": quiet_signals,
+            "quiet_per_100": round(100 * quiet_signals / quiet_calls, 2) if quiet_calls else 0.0,
+            "quiet_per_sense": per_sense, "signals": signals}
+
+
+def short(name: str) -> str:
+    repo, _, rest = name.partition("__")
+    tail = rest.split("@", 1)[1][:10] if "@" in rest else rest.rsplit("__", 1)[-1][:8]
+    return f"{repo.split('+')[-1]} {tail}"
+
+
+def report(result: dict) -> str:
+    stuck, total = result["stuck"], result["stuck_total"]
+    lines = [f"stuck episodes: {total}; caught on time {len(stuck['on_time'])} "
+             f"({100 * len(stuck['on_time']) / max(total, 1):.0f}%), late {len(stuck['late'])}, "
+             f"missed {len(stuck['missed'])}",
+             f"false alarms on progress: {len(result['false_alarms'])} of {result['progress']}",
+             f"quiet sessions: {result['quiet_signals']} signals in {result['quiet_calls']} calls = "
+             f"{result['quiet_per_100']:.2f} per 100 calls"
+             + (" (" + ", ".join(f"{k} {v}" for k, v in sorted(result["quiet_per_sense"].items())) + ")"
+                if result["quiet_per_sense"] else ""),
+             ""]
+    for verdict in ("on_time", "late", "missed"):
+        for label in stuck[verdict]:
+            signal = label["signal"]
+            where = f"at call {signal['at']} by {signal['sense']}" if signal else "-"
+            lines.append(f"  {verdict:7} {short(label['file']):24} {label['kind']:13} "
+                         f"speak_at {label['speak_at']:>3} end {label['end']:>3}: {where}")
+    for label in result["false_alarms"]:
+        signal = label["signal"]
+        lines.append(f"  false alarm {short(label['file']):20} {label['start']}-{label['end']}: "
+                     f"call {signal['at']} {signal['sense']}: {signal['text'][:140]}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    folder = Path(next((a for a in argv if not a.startswith("--")), DEFAULT_DIR))
+    if not (folder / "LABELS.jsonl").is_file():
+        print(f"no LABELS.jsonl in {folder}: the labelled transcripts live in ../shared/transcripts "
+              "beside this repository; pass their folder", file=sys.stderr)
+        return 2
+    result = score(folder)
+    if "--json" in argv:
+        print(json.dumps({k: v for k, v in result.items() if k != "signals"}, indent=1, default=str))
+        return 0
+    print(report(result))
+    if "--signals" in argv:
+        for name, said in result["signals"].items():
+            for s in said:
+                print(f"{short(name):24} {s['at']:>4} {s['sense']:12} {s['text'][:200]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
