@@ -169,10 +169,16 @@ def make(tool: str, target: str, error: str, result: int, size: int, now: float,
     record = {"tool": tool, "target": target, "ok": not error, "result": result,
               "size": size, "ts": round(now, 3)}
     if error:
-        from metacog.signature import signature  # failures only; no `re` (see signature.py)
+        from metacog import symptoms
+        from metacog.signature import signature
 
         record["sig"] = signature(error)
         record["result"] = zlib.crc32(record["sig"].encode())
+        mistake = symptoms.mistake(tool, error)
+        if mistake:
+            record["mistake"] = mistake
+        else:
+            record["problems"] = symptoms.problems(error)
     if agent:
         record["agent"] = agent[:64]
     if path:

@@ -18,15 +18,15 @@ from metacog import fastjson
 from metacog.fsutil import atomic_write
 
 DEFAULTS: dict[str, dict[str, object]] = {
-    "nociception": {"enabled": True, "observe_at": 3, "socratic_at": 5, "directive_at": 7, "person_at": 9,
-                    "retry_at": 5, "retry_same_kind": 4},
+    "nociception": {"enabled": True, "observe_at": 3, "socratic_at": 5, "directive_at": 7, "person_at": 9},
+    "habit": {"enabled": True, "at": 3},
     "o2": {"enabled": True, "velocity_factor": 3.0, "baseline_calls": 10, "recent_calls": 5,
            "min_recent_bytes": 60000, "velocity_cooldown_calls": 40, "fill_warn": 0.70, "context_window": 0},
-    "chronos": {"enabled": True, "minutes": 15, "calls": 25, "min_minutes_for_calls": 10},
+    "chronos": {"enabled": True, "minutes": 20, "calls": 40, "min_minutes_for_calls": 15},
     "vestibular": {"enabled": True, "same_action": 4, "cycle_repeats": 3, "same_read": 3, "cooldown_calls": 6},
     "spatial": {"enabled": True, "min_importers": 5, "budget_ms": 100, "max_files": 50000, "names_shown": 5},
     "echo": {"enabled": True, "edits_without_tests": 12},
-    "drift": {"enabled": True, "recent_calls": 12},
+    "drift": {"enabled": True, "recent_calls": 25},
     "learning": {
         "enabled": True,
         "promote_projects": 2,  # distinct projects that must detect a pattern before it goes global
@@ -67,8 +67,7 @@ DIGEST_MIN_CHARS = 300
 LIMITS: dict[tuple[str, str], tuple[float, float]] = {
     ("nociception", "observe_at"): (2, 1000), ("nociception", "socratic_at"): (2, 1000),
     ("nociception", "directive_at"): (2, 1000), ("nociception", "person_at"): (2, 1000),
-    ("nociception", "retry_at"): (2, 1000), ("nociception", "retry_same_kind"): (2, 1000),
-    ("o2", "velocity_factor"): (1, 1000), ("o2", "baseline_calls"): (1, 1000), ("o2", "recent_calls"): (1, 20),
+    ("habit", "at"): (2, 1000), ("o2", "velocity_factor"): (1, 1000), ("o2", "baseline_calls"): (1, 1000), ("o2", "recent_calls"): (1, 20),
     ("o2", "fill_warn"): (0.05, 1), ("chronos", "minutes"): (1, 10_000), ("chronos", "calls"): (1, 100_000),
     ("vestibular", "same_action"): (2, 1000), ("vestibular", "cycle_repeats"): (2, 10),
     ("vestibular", "same_read"): (2, 1000), ("spatial", "min_importers"): (1, 100_000),

@@ -25,6 +25,7 @@ class Context:
         self.state_dir = state_dir
         self.root = root
         self.notes: list[dict] = []
+        self.fired: list[str] = []  # the senses that spoke so far on this call, in SENSES order
         self.is_main = win is state["windows"].get("main")
 
     def readings(self, exclude: str = "") -> str:
@@ -56,6 +57,7 @@ def feel(win: dict, action: dict, ctx: Context) -> list[Signal]:
                 continue
             if signal is not None:
                 signals.append(signal)
+                ctx.fired.append(sense.NAME)
     return signals
 
 

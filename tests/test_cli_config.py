@@ -72,7 +72,7 @@ def test_set_says_when_comments_were_not_kept(project: Path) -> None:
 
 
 @pytest.mark.parametrize(("key", "value", "expected"), [
-    pytest.param("chronos.minutes", "soon", "chronos.minutes is a whole number (like 15), not 'soon'", id="int"),
+    pytest.param("chronos.minutes", "soon", "chronos.minutes is a whole number (like 20), not 'soon'", id="int"),
     pytest.param("chronos.minutes", "1.5", "chronos.minutes is a whole number", id="int-not-float"),
     pytest.param("o2.fill_warn", "lots", "o2.fill_warn is a number (like 0.7), not 'lots'", id="float"),
     pytest.param("o2.fill_warn", "nan", "must be a finite number", id="nan"),
@@ -110,7 +110,7 @@ def test_show_names_ignored_entries(project: Path) -> None:
     global_file().write_text('[chronos]\nminutes = "ten"\nminuts = 3\n[o3]\nx = 1\n')
     result = cli("config", "show")
     assert result.exit_code == 0
-    assert "chronos.minutes = 15  " in result.stdout  # the default still applies
+    assert "chronos.minutes = 20  " in result.stdout  # the default still applies
     assert '"ten" is not a number; the hook ignores it' in result.stdout
     assert "chronos.minuts" in result.stdout and "closest: chronos.minutes" in result.stdout
 
@@ -120,7 +120,7 @@ def test_a_broken_file_is_shown_then_an_error(project: Path) -> None:
     global_file().write_text("[chronos\nminutes = 3\n")
     result = cli("config", "show")
     assert result.exit_code == 1
-    assert "chronos.minutes = 15" in result.stdout
+    assert "chronos.minutes = 20" in result.stdout
     assert "not valid TOML" in one_line_error(result)
     assert "fixed or deleted" in result.stderr
     assert "not valid TOML" in one_line_error(cli("config", "get", "chronos.minutes"))

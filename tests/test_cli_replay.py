@@ -41,6 +41,7 @@ def looping_transcript(path: Path, failures: int) -> Path:
         stamp = (start + timedelta(seconds=10 * n)).isoformat().replace("+00:00", "Z")
         pair = copy.deepcopy([call, result])
         pair[0]["message"]["content"][0]["id"] = pair[1]["message"]["content"][0]["tool_use_id"] = f"toolu_loop{n}"
+        pair[0]["message"]["id"] = f"msg_loop{n}"  # each attempt is the model's next response
         pair[0]["timestamp"] = pair[1]["timestamp"] = stamp
         lines.extend(pair)
     path.write_text("".join(json.dumps(entry) + "\n" for entry in lines))

@@ -122,14 +122,20 @@ def test_jest_failures_in_one_file_differ_by_test() -> None:
     assert [send(jest(t)) for t in ("create", "update", "delete")] == [None, None, None]
 
 
-def test_no_escalation_before_the_model_answered(tmp_path) -> None:
+def test_a_parallel_batch_is_one_attempt_and_no_escalation_before_the_model_answered(tmp_path) -> None:
     from transcripts import Transcript
 
     log = Transcript(tmp_path / "t.jsonl")
-    log.usage(5000)  # one model response asked for a batch of nine identical calls
     fail = bash_failure(TRACE)
     fail["transcript_path"] = str(log.path)
-    said = [agent_text(send(fail)) for _ in range(9)]
-    assert [bool(s) for s in said] == [False, False, True] + [False] * 6  # one intervention only
-    log.usage(6000)  # the model answered; the next failure may escalate
-    assert "state the assumption" in agent_text(send(fail))
+    log.usage(5000)  # one model response asked for a batch of nine identical calls
+    assert [agent_text(send(fail)) for _ in range(9)] == [""] * 9  # one attempt, seen nine times
+    log.usage(6000)
+    assert agent_text(send(fail)) == ""  # the 2nd attempt
+    log.usage(7000)
+    said = [agent_text(send(fail)) for _ in range(3)]  # the 3rd attempt, again as a batch
+    assert said[0].startswith("metacog: the same error 3 times") and said[1:] == ["", ""]
+    for tokens in (8000, 9000):
+        log.usage(tokens)
+        said = agent_text(send(fail))
+    assert "state the assumption" in said  # the 5th attempt, after the model answered

@@ -1,44 +1,46 @@
-"""The senses on real work: the 49 recorded sessions in ../shared/transcripts (not copied
-into this repository; this module skips when they are not beside it)."""
+"""The senses on real work: the 49 recorded sessions and their hand labels in
+../shared/transcripts (not copied into this repository). Without that folder these tests
+skip and say so; with CI or METACOG_REQUIRE_SHARED set they fail instead."""
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 import pytest
 
-from metacog.replay import replay
-
 ROOT = Path(__file__).resolve().parents[1]
 TRANSCRIPTS = ROOT.parent / "shared" / "transcripts"
-pytestmark = pytest.mark.skipif(not TRANSCRIPTS.is_dir(), reason="../shared/transcripts is not here")
+if not (TRANSCRIPTS / "LABELS.jsonl").is_file():
+    if os.environ.get("METACOG_REQUIRE_SHARED"):
+        raise RuntimeError(f"{TRANSCRIPTS} is required here (METACOG_REQUIRE_SHARED) and is absent")
+    pytest.skip(f"the labelled transcripts are not beside this repository ({TRANSCRIPTS} is absent)",
+                allow_module_level=True)
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from score_labels import score  # noqa: E402 - needs the path above
 
 
-def one(fragment: str) -> dict:
-    [path] = [p for p in TRANSCRIPTS.glob(f"*{fragment}*.jsonl") if "__subagents__" not in p.name]
-    return replay(str(path))
+@pytest.fixture(scope="module")
+def scored() -> dict:
+    return score(TRANSCRIPTS)
 
 
-@pytest.mark.parametrize(("fragment", "phrase"), [
-    pytest.param("779277eb10", "golangci-lint run --enable-only bodyclose", id="lint-retried-7x"),
-    pytest.param("fe5e1c67", "File has not been read yet", id="not-read-13x"),
-])
-def test_known_loops_are_caught(fragment: str, phrase: str) -> None:
-    said = [s["text"] for s in one(fragment)["signals"] if "nociception" in s["sense"]]
-    assert any(phrase in text for text in said), said
+def test_most_stuck_episodes_are_caught_on_time(scored: dict) -> None:
+    on_time = len(scored["stuck"]["on_time"])
+    assert on_time >= 0.75 * scored["stuck_total"], scored["stuck"]["missed"] + scored["stuck"]["late"]
 
 
-def test_a_session_that_makes_progress_is_not_called_a_loop() -> None:
-    assert not [s for s in one("37f83ec9")["signals"] if "nociception" in s["sense"]]
+def test_progress_is_not_called_a_loop(scored: dict) -> None:
+    assert len(scored["false_alarms"]) <= 1, scored["false_alarms"]
 
 
-def test_quiet_sessions_hear_well_under_one_signal_per_50_calls() -> None:
-    calls = signals = 0
-    for path in sorted(TRANSCRIPTS.glob("*.jsonl")):
-        result = replay(str(path))
-        if result["per_sense"].get("nociception") or result["per_sense"].get("vestibular"):
-            continue  # a session with a loop is not quiet
-        calls += result["tool_calls"]
-        signals += len(result["signals"])
-    assert calls > 1000
-    assert signals * 65 < calls, (signals, calls)
+def test_quiet_sessions_stay_quiet(scored: dict) -> None:
+    assert scored["quiet_calls"] > 500
+    assert scored["quiet_per_100"] <= 1.0, scored["quiet_per_sense"]
+
+
+def test_every_observation_is_short(scored: dict) -> None:
+    texts = [s["text"] for said in scored["signals"].values() for s in said]
+    assert texts and max(len(t) for t in texts) <= 300 + len("metacog: "), max(texts, key=len)

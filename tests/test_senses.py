@@ -94,26 +94,26 @@ def test_repetition_the_person_asked_for() -> None:
 # Chronos ------------------------------------------------------------------------------
 
 def test_calls_since_the_person_spoke() -> None:
-    calls = [prompt("do the thing")] + [bash(f"echo {i}") for i in range(26)]
-    said = texts(calls, step=30.0)  # 25 calls over 12.5 minutes of work
-    assert said[24] == ""
-    assert said[25].startswith("metacog: 25 tool calls and 12 minutes since the person last spoke")
-    assert "check-in" in said[25]
-    assert said[26] == ""
+    calls = [prompt("do the thing")] + [bash(f"echo {i}") for i in range(41)]
+    said = texts(calls, step=24.0)  # 40 calls over 16 minutes of work
+    assert said[39] == ""
+    assert said[40].startswith("metacog: 40 tool calls and 16 minutes since the person last spoke")
+    assert "check-in" in said[40]
+    assert said[41] == ""
 
 
 def test_quick_calls_are_not_grinding() -> None:
     said = texts([prompt("do it")] + [bash(f"echo {i}") for i in range(30)], step=1.0)
     assert not any(said)
-    # 25 calls in 8 minutes: still under the 10 minutes of work the call count waits for.
-    assert not any(texts([prompt("again")] + [bash(f"echo b{i}") for i in range(26)], step=19.0,
+    # 41 calls in 13 minutes: still under the 15 minutes of work the call count waits for.
+    assert not any(texts([prompt("again")] + [bash(f"echo b{i}") for i in range(41)], step=19.0,
                          start=T0 + 10_000))
 
 
-def test_fifteen_minutes_of_work() -> None:
-    said = texts([prompt("do it")] + [bash(f"echo {i}") for i in range(12)], step=90.0)
-    assert not any(said[:10])
-    assert "10 tool calls and 15 minutes" in said[10]
+def test_twenty_minutes_of_work() -> None:
+    said = texts([prompt("do it")] + [bash(f"echo {i}") for i in range(16)], step=90.0)
+    assert not any(said[:14])
+    assert "14 tool calls and 21 minutes" in said[14]
 
 
 def test_idle_time_is_not_work() -> None:
@@ -122,10 +122,10 @@ def test_idle_time_is_not_work() -> None:
 
 
 def test_task_notification_does_not_reset_chronos() -> None:
-    calls = [prompt("go")] + [bash(f"echo {i}") for i in range(20)]
-    calls += [prompt("<task-notification>done</task-notification>")] + [bash(f"echo b{i}") for i in range(6)]
-    said = texts(calls, step=30.0)
-    assert any("25 tool calls" in s for s in said)
+    calls = [prompt("go")] + [bash(f"echo {i}") for i in range(30)]
+    calls += [prompt("<task-notification>done</task-notification>")] + [bash(f"echo b{i}") for i in range(12)]
+    said = texts(calls, step=24.0)
+    assert any("40 tool calls" in s for s in said)
 
 
 def test_subagent_calls_do_not_count_for_the_main_agent() -> None:
@@ -231,10 +231,10 @@ def test_only_the_new_test_runs() -> None:
 def test_drift_from_what_the_request_named() -> None:
     calls = [prompt("Fix the crash in parser.py when `parse_header` gets an empty line"),
              read("/home/dev/project/src/parser.py")]
-    calls += [bash(f"ls dir{i}", stdout=str(i)) for i in range(12)]
+    calls += [bash(f"ls dir{i}", stdout=str(i)) for i in range(25)]
     said = texts(calls)
-    assert not any(said[:13])
-    assert "touched none of what the request named" in said[13] and "parser.py" in said[13]
+    assert not any(said[:26])
+    assert "touched none of what the request named" in said[26] and "parser.py" in said[26]
 
 
 def test_no_drift_without_named_things() -> None:
@@ -327,11 +327,11 @@ def test_time_inside_a_subagent_does_not_count_but_work_around_it_does() -> None
                     tool_response={"status": "completed"}, duration_ms=20 * 60 * 1000)
     said.append(agent_text(send(task, now=now)))
     assert not any(said)  # 5 minutes of the main agent's own work so far
-    for i in range(10):
+    for i in range(15):
         now += 60
         said.append(agent_text(send(bash(f"echo b{i}"), now=now)))
     assert not any(said[:-1])
-    assert "15 minutes since the person last spoke" in said[-1]
+    assert "20 minutes since the person last spoke" in said[-1]
 
 
 def test_a_reread_warning_is_not_used_up_during_a_cooldown() -> None:
@@ -375,7 +375,7 @@ def test_a_config_cache_from_an_older_version_does_not_pin_old_defaults(isolated
                                                                 "vestibular": {"same_action": 3}}}))
     cfg = config.load(str(isolated_home / "config"), str(isolated_home / "state"), "/home/dev/project")
     assert cfg["vestibular"]["same_action"] == 3
-    assert cfg["chronos"]["min_minutes_for_calls"] == config.DEFAULTS["chronos"]["min_minutes_for_calls"] == 10
+    assert cfg["chronos"]["min_minutes_for_calls"] == config.DEFAULTS["chronos"]["min_minutes_for_calls"] == 15
 
 
 def test_idle_pauses_count_nothing() -> None:
@@ -386,10 +386,10 @@ def test_idle_pauses_count_nothing() -> None:
 
 def test_quick_calls_do_not_use_up_the_time_check_ins() -> None:
     calls = [prompt("go")] + [bash(f"echo {i}") for i in range(100)]
-    said = texts(calls, step=6.0)  # 100 calls in 10 minutes
-    assert sum(1 for s in said if s) == 1 and "100 tool calls and 10 minutes" in said[-1]
-    later = [agent_text(send(bash(f"echo late {i}"), now=T0 + 600 + 120 * (i + 1))) for i in range(3)]
-    assert "103 tool calls and 16 minutes" in later[2]  # the 15-minute check-in still comes
+    said = texts(calls, step=9.0)  # 100 calls in 15 minutes
+    assert sum(1 for s in said if s) == 1 and "100 tool calls and 15 minutes" in said[-1]
+    later = [agent_text(send(bash(f"echo late {i}"), now=T0 + 900 + 120 * (i + 1))) for i in range(3)]
+    assert "103 tool calls and 21 minutes" in later[2]  # the 20-minute check-in still comes
 
 
 def test_the_session_summary_counts_work_not_waiting_nor_requested_repeats(isolated_home: Path) -> None:

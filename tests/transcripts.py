@@ -37,6 +37,7 @@ class Transcript:
         self.n += 1
         call = _first("assistant", lambda e: e["message"]["content"][0].get("input", {}).get("old_string") == "NOT THERE")
         call["message"]["content"][0]["id"] = f"toolu_r{self.n}"
+        call["message"]["id"] = f"msg_r{self.n}"  # each refused call is the model's next attempt
         call["message"]["content"][0]["input"]["old_string"] = old
         result = _first("user", lambda e: isinstance(e["message"]["content"], list)
                         and "<tool_use_error>" in str(e["message"]["content"][0].get("content")))

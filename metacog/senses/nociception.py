@@ -2,62 +2,107 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from metacog.action import EDIT_TOOLS, FILE_TOOLS
 from metacog.senses.signal import INTERRUPT, Signal, memory, short
+from metacog.symptoms import EDIT_MISMATCH, is_banner
+
+if TYPE_CHECKING:
+    from metacog.nervous import Context
 
 NAME = "nociception"
 
 
-def feel(win: dict, action: dict, ctx: object) -> Signal | None:
+def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     cfg = ctx.cfg[NAME]
     mem = memory(win, NAME)
-    retried = _retries(mem, action, cfg)
     if action.get("ok", True):
-        if action["tool"] in EDIT_TOOLS and mem.get("count"):
-            mem["edits"] = mem.get("edits", 0) + 1  # fixes between attempts keep the streak
-        elif mem.get("count") and action["tool"] == mem.get("tool") and action["target"] == mem.get("target"):
+        if mem.get("count") and _retried_ok(mem, action):
             _resolve(mem, action, ctx)  # the very call that failed now works
             mem.update(sig="", count=0, edits=0, level=0)
+        elif action["tool"] in EDIT_TOOLS and mem.get("count"):
+            mem["edits"] = mem.get("edits", 0) + 1  # fixes between attempts keep the streak
         return None
     sig = identity(action)
-    if sig != mem.get("sig"):
+    # One model turn is one attempt: a parallel batch of the same failing call is not a streak.
+    turn = (ctx.state.get("context") or {}).get("responses") or -win.get("calls", 0)
+    if sig != mem.get("sig") and not _same_exit(mem, action):
         if mem.get("count", 0) >= cfg["observe_at"]:
             _resolve(mem, action, ctx)
-        mem.update(sig=sig, count=1, edits=0, level=0, tool=action["tool"], target=action["target"])
-        return retried  # a different error: exploring, unless it is the same kind again and again
+        mem.update(sig=sig, count=1, edits=0, level=0, tool=action["tool"], target=action["target"],
+                   path=action.get("path", ""), exit=_exit(action), turn=turn)
+        return None
+    if mem.get("turn") == turn:
+        return None
     mem["count"] = count = mem.get("count", 0) + 1
-    mem["tool"], mem["target"] = action["tool"], action["target"]
+    mem["tool"], mem["target"], mem["turn"] = action["tool"], action["target"], turn
     level = mem.get("level", 0)
     steps = (cfg["observe_at"], cfg["socratic_at"], cfg["directive_at"], cfg["person_at"])
     reached = sum(1 for at in steps if count >= at)
     if reached <= level:
-        return retried
-    # The cooldown: no new intervention before the model has answered the last one
-    # (a parallel batch of failing calls would otherwise escalate four levels at once).
+        return None
+    # The cooldown: no new intervention before the model has answered the last one.
     # Without a transcript (replays, tests without one) the call counts alone decide.
     responses = (ctx.state.get("context") or {}).get("responses", 0)
     if level and responses and responses <= mem.get("said_at", 0):
-        return retried
+        return None
     mem["level"], mem["said_at"] = level + 1, responses
     return _say(level + 1, count, mem.get("edits", 0), action.get("sig", ""), ctx)
 
 
 def identity(action: dict) -> str:
-    """What makes two errors "the same error": the signature, and the target where the
-    signature alone names nothing (a bare exit code) or where the file is the identity
-    (Read of three different missing files is exploring, not a loop). A call Claude Code
-    refused ("File has not been read yet") is the agent's own mistake: the same one on
-    thirteen files is one loop (claude-code-viewer fe5e1c67 in the replays)."""
+    """What makes two errors "the same error".
+
+    A refusal is its kind of mistake: "File has not been read yet" on thirteen files is one
+    loop; an Edit whose old_string does not match (not found, or found twice) is one loop
+    per file. Otherwise the signature; where it starts with a banner ("FAIL pkg [build
+    failed]" is the same whatever broke), the problems the error names (metacog.symptoms),
+    to the letter. The target joins the signature where the signature names nothing (a bare exit code) or
+    where the file is the identity (three different missing files are exploring).
+    """
+    mistake = action.get("mistake", "")
+    if mistake in EDIT_MISMATCH:
+        return f"edit-mismatch {action.get('path') or action['target']}"
+    if mistake:
+        return mistake
     sig = action.get("sig", "")
     if action.get("refused"):
         return sig
+    problems = [str(p[1]) for p in action.get("problems") or [] if isinstance(p, list) and len(p) == 3]
+    if problems and is_banner(sig.split(" | ", 1)[0]):
+        return "problems " + " ".join(sorted(problems[:3]))
     named = [part for part in sig.split(" | ") if not part.startswith("exit ")]
     if action["tool"] in FILE_TOOLS or not named:
         return f"{action['tool']} {action['target']} | {sig}"
     return sig
 
 
-def _say(level: int, count: int, edits: int, sig: str, ctx: object) -> Signal:
+def _exit(action: dict) -> str:
+    return next((part for part in action.get("sig", "").split(" | ") if part.startswith("exit ")), "")
+
+
+def _same_exit(mem: dict, action: dict) -> bool:
+    """The same command failing with the same exit code, nothing edited since: a loop even when
+    the message varies. Only for the codes that say the command did not run or was killed
+    (124 timeout, 126 not executable, 127 not found, 128+N a signal): after exit 1, other
+    messages are other errors."""
+    code = _exit(action)
+    return (bool(mem.get("count")) and not mem.get("edits") and action["tool"] == "Bash"
+            and action["target"] == mem.get("target") and code == mem.get("exit")
+            and code[5:].isdecimal() and (int(code[5:]) == 124 or int(code[5:]) >= 126))
+
+
+def _retried_ok(mem: dict, action: dict) -> bool:
+    """The call that failed now works: the same call, or any successful edit of the file whose
+    edits were refused."""
+    if action["tool"] == mem.get("tool") and action["target"] == mem.get("target"):
+        return True
+    return (action["tool"] in EDIT_TOOLS and bool(mem.get("path")) and action.get("path") == mem.get("path")
+            and mem.get("sig", "").startswith("edit-mismatch "))
+
+
+def _say(level: int, count: int, edits: int, sig: str, ctx: Context) -> Signal:
     what = f"the same error {count} times in a row"
     if edits:
         what += f", with {edits} edit{'s' if edits > 1 else ''} between attempts"
@@ -80,47 +125,14 @@ def _say(level: int, count: int, edits: int, sig: str, ctx: object) -> Signal:
                   "to stop and ask you for guidance.")
 
 
-def _retries(mem: dict, action: dict, cfg: dict) -> Signal | None:
-    """One command failing again and again without passing, the same kind of error at a new place.
-
-    Different errors are exploring; but a linter run seven times to fix seven
-    occurrences one by one is worth one question (templar@779277eb10 in the replays).
-    """
-    runs = mem.setdefault("runs", {})
-    key = f"{action['tool']} {action['target']}"
-    if action.get("ok", True):
-        runs.pop(key, None)  # it passed: red-green, not a loop
-        return None
-    from metacog.signature import kind
-
-    run = runs.pop(key, None) or {"fails": 0, "kinds": {}, "said": False}
-    run["fails"] += 1
-    sort = kind(action.get("sig", ""))
-    run["kinds"][sort] = run["kinds"].get(sort, 0) + 1
-    if len(run["kinds"]) > 8:
-        del run["kinds"][min(run["kinds"], key=run["kinds"].get)]
-    runs[key] = run
-    while len(runs) > 8:
-        del runs[next(iter(runs))]
-    top, same = max(run["kinds"].items(), key=lambda kv: kv[1])
-    if run["said"] or run["fails"] < cfg["retry_at"] or same < cfg["retry_same_kind"]:
-        return None
-    if mem.get("sig") == identity(action) and mem.get("count", 0) + 1 >= run["fails"]:
-        return None  # identical errors all along: the streak speaks for those (it counts this one next)
-    run["said"] = True
-    return Signal(NAME, f"{action['tool']} `{short(action['target'], 60)}` has failed {run['fails']} times without "
-                  f"passing, {same} of them with the same kind of error at a new place (`{short(top, 70)}`). Would "
-                  "listing every occurrence first and fixing them together be faster?")
-
-
-def _resolve(mem: dict, action: dict, ctx: object) -> None:
+def _resolve(mem: dict, action: dict, ctx: Context) -> None:
     """A streak that had been noticed ended: remember what changed (motor learning)."""
     if mem.get("level", 0) >= 1:
         ctx.note("resolved", sig=mem.get("sig", ""), failed=mem.get("tool", ""), then=action["tool"],
                  same_target=action["target"] == mem.get("target"))
 
 
-def reading(win: dict, ctx: object) -> str:
+def reading(win: dict, ctx: Context) -> str:
     mem = (win.get("senses") or {}).get(NAME) or {}
     count = mem.get("count", 0)
     return f"{count} similar errors in a row" if count >= 2 else ""

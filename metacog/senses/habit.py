@@ -1,0 +1,100 @@
+"""Habit: the same problem or mistake coming back across the session, with other work between.
+
+Nociception feels a streak: the same error, attempt after attempt. Real loops are
+seldom that tidy: a 403 comes back between successful probes, the same type error
+across four builds, an Edit before a Read on a new file every twenty calls, the same
+lint finding at the next call site each run. Each time the agent fixes or sidesteps
+it and moves on, so no streak forms; the pattern is only visible across the session.
+After the 3rd occurrence (each in a different model turn: a parallel batch is one
+attempt), one line, once per problem and session.
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import TYPE_CHECKING
+
+from metacog.senses.signal import Signal, memory, short
+from metacog.symptoms import NOT_HABITS, describe
+
+if TYPE_CHECKING:
+    from metacog.nervous import Context
+
+NAME = "habit"
+SEEN_CAP = 64  # problems remembered per window, least recently seen dropped first
+ORDINALS = {3: "3rd", 4: "4th", 5: "5th"}
+RERUN_GAP = 20  # calls between two runs of one command that fixing one finding at a time takes
+
+
+def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
+    seen = memory(win, NAME).setdefault("seen", {})
+    call = zlib.crc32(f"{action['tool']} {action['target']}".encode())
+    if action.get("ok", True):
+        # The failing command passed: what it showed is fixed. Coming back later is a
+        # regression to look at afresh, not the same problem still standing.
+        for key in [k for k, e in seen.items() if not k.startswith("m ") and isinstance(e, list) and e[5] == call]:
+            del seen[key]
+        return None
+    calls = win.get("calls", 0)
+    turn = (ctx.state.get("context") or {}).get("responses") or -calls
+    due = []
+    for key, text, place in _keys(action, call):
+        entry = seen.pop(key, None)
+        if not isinstance(entry, list) or len(entry) != 7 or not isinstance(entry[4], list):
+            # occurrences, turn of the last, said, what, places, source, call number of the last
+            entry = [0, None, 0, text, [], call, calls]
+        if key.startswith("k ") and calls - entry[6] > RERUN_GAP:
+            entry[0] = 0  # the re-run came after a long detour: a fresh look, not the next round
+        entry[6] = calls
+        if entry[1] != turn:
+            entry[0], entry[1] = entry[0] + 1, turn
+        if place not in entry[4]:
+            entry[4] = entry[4][-3:] + [place]
+        entry[5] = call
+        seen[key] = entry
+        if entry[0] >= ctx.cfg[NAME]["at"] and not entry[2]:
+            due.append((key, entry))
+    while len(seen) > SEEN_CAP:
+        del seen[next(iter(seen))]
+    for _, entry in due:
+        entry[2] = 1  # one line covers every problem that came due on this call
+    if not due or "nociception" in ctx.fired:
+        return None  # nothing new, or the streak is already being told about this very error
+    key, entry = due[0]
+    nth = ORDINALS.get(entry[0], f"{entry[0]}th")
+    if key.startswith("m "):
+        return Signal(NAME, f"this is the {nth} time this session: {describe(entry[3])}. What would make it the last?")
+    problem = f"`{short(entry[3], 90)}`"
+    if key.startswith("k "):
+        return Signal(NAME, f"`{short(action['target'], 60)}` has failed {entry[0]} times with the same kind of "
+                      f"error at a new place each time: {problem}. The output may show only some: find every "
+                      "occurrence and fix them together?")
+    return Signal(NAME, f"the same problem is back for the {nth} time this session, with other work between: "
+                  f"{problem}. What did the attempts between change about it?")
+
+
+def _keys(action: dict, call: int) -> list[tuple[str, str, int]]:
+    """(key, what it is, place) for each thing this failure may be the recurrence of.
+
+    A refusal is its kind of mistake, on whatever file. A problem line is the same problem
+    again when it comes back to the letter (from any command); or, one at a time, when the
+    same command lists several of one kind of problem and shows that kind again at a new
+    place after each fix (a linter re-run per finding, when its output listed them all).
+    """
+    if action.get("mistake"):
+        mistake = action["mistake"]
+        return [] if mistake in NOT_HABITS else [("m " + mistake, mistake, 0)]
+    out = []
+    for problem in action.get("problems") or []:
+        if isinstance(problem, list) and len(problem) == 3:
+            sort, place, lines = problem
+            out.append((f"e {place}", sort, place))
+            if lines > 1:
+                out.append((f"k {call} {sort}", sort, place))
+    return out
+
+
+def reading(win: dict, ctx: Context) -> str:
+    seen = (win.get("senses") or {}).get(NAME, {}).get("seen") or {}
+    most = max((e[0] for e in seen.values() if isinstance(e, list) and e), default=0)
+    return f"one problem seen {most}× this session" if most >= 2 else ""

@@ -1,0 +1,141 @@
+"""What a failure says is wrong: the lines that name a problem, and the agent's own mistakes.
+
+A failed build prints a banner ("Failed to compile.", "FAIL pkg [build failed]", "exit
+code 1") that is the same whatever broke; the lines that say *what* broke are the
+diagnostics ("a.go:12:3: undefined: x", "FAILED test_a.py::test_b - AssertionError").
+Two failures are the same problem when a diagnostic comes back, not when the banner
+does: that is what tells a loop from compile errors fixed one after another (issue 11,
+class 7). Each problem is kept as its kind (metacog.signature.kind: no file, line or
+time), so the same lint finding at the next call site is the same problem again.
+
+`mistake` names the refusals Claude Code itself gives (an Edit before a Read, a blocked
+command): each says the agent did something it has done before, on whatever file.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+
+from metacog.signature import _clean, kind
+
+PROBLEMS_CAP = 12  # problems read per failure (felt by the senses, not stored)
+PROBLEM_CAP = 80  # characters per problem
+SCAN_CAP = 20000  # characters of an error scanned, head and tail
+
+# A diagnostic names its place first: `path/file.ext:12:3: message`, `file.py:4 - error: …`.
+_PLACED = re.compile(r"^\s*\S*\.\w+:\d+(?::\d+)?(?::|\s+-)\s*\S")
+_WORDS = re.compile(r"error|exception|fail|fatal|panic|denied|not found|no such|cannot|can't|couldn't|"
+                    r"undefined|invalid|unknown|missing|refused|forbidden|unauthori[sz]ed|timed? ?out|"
+                    r"not (?:defined|allowed|permitted|a |an )|\b[45]\d\d\b", re.I)
+# Lines that are the same whatever failed: banners, summaries, exit statuses, log pointers.
+_BANNER = re.compile(
+    r"^(?:exit (?:code|status) \d+|error:? exit status \d+|process exited with code \d+"
+    r"|(?:--- )?FAIL(?:ED)?:?(?:\s+\S+)?(?:\s+\[(?:build|setup) failed\]|\s+[\d.]+m?s|\s+\(cached\))?"
+    r"|\[build failed\]|failed to compile\.?|build failed.*|compilation failed.*|compilation error.*"
+    r"|error: builder for .* failed.*|error: \d+ dependencies of derivation .* failed to build"
+    r"|make(?:\[\d+\])?: \*\*\*.*|npm err!.*|\S*elifecycle.*|error command failed.*|command failed.*"
+    r"|failed executing command.*|error: process completed with exit code.*|error: recipe .* failed.*"
+    r"|(?:found )?\d+ (?:errors?|problems?|issues?|failures?|failed)\b.*|errors? found.*"
+    r"|\d+ failed(?:,| in).*|tests?:\s+\d+ failed.*|test suites?:\s+\d+ failed.*|failures?:$|errors?:$"
+    r"|=+.*=+|-+.*-+|_+.*_+|# \S+.*|traceback \(most recent call last\):"
+    r"|during handling of the above exception.*|the above exception was the direct cause.*"
+    r"|.* failed with exit code \d+|the following .* failed.*|(?:level=)?warn(?:ing)?\b.*|\(!\).*|note:.*|hint:.*|help:.*|see .* for (?:more|details).*"
+    r"|\* \w+: \d+|\d+ issues?:|run '.*' (?:for|to see).*)$", re.I)
+
+
+# The failing test is the problem a test run names, whatever its traceback says.
+_FRAME = re.compile(r'^File "([^"]+)", line (\d+)')
+_TEST = re.compile(r"^(?:_{3,} (\S.*\S) _{3,}|FAILED (\S+)(?: - .*)?|--- FAIL: (\S+).*|● (.+))$")
+
+
+def problems(error: str) -> list[list]:
+    """[kind, checksum of its first line with the place, lines of that kind] for each distinct
+    kind of problem an error names, in order, at most PROBLEMS_CAP: the checksum tells the
+    same finding from the same kind of finding at a new place; the count, whether the output
+    listed several at once.
+
+    Failing tests by name, else diagnostics that name their place (`file:12: message`) and
+    error lines that start at the margin; the rest is banner, source quoted as context, or
+    carets.
+    """
+    if len(error) > SCAN_CAP:
+        error = error[:SCAN_CAP // 2] + "\n" + error[-SCAN_CAP // 2:]
+    error = error.replace("<tool_use_error>", "").replace("</tool_use_error>", "")
+    tests, placed, flagged = [], [], []
+    frame = ""
+    for line in error.splitlines():
+        bare = line.strip()
+        if len(bare) < 4:
+            continue
+        if where := _FRAME.match(bare):
+            frame = f" @ {where[1].rsplit('/', 1)[-1]}:{where[2]}"  # the innermost so far
+        elif test := _TEST.match(bare):
+            tests.append("test " + next(g for g in test.groups() if g))
+        elif _BANNER.match(bare):
+            continue
+        elif _PLACED.match(bare):
+            placed.append(bare)
+        elif line[:1] not in (" ", "\t") and _WORDS.search(bare):
+            flagged.append(bare + frame)  # a traceback's exception, at its innermost frame
+            frame = ""
+    out: dict[str, list] = {}
+    for bare in tests or flagged + placed:  # a tool that did not run at all first
+        clean = _clean(bare, PROBLEM_CAP * 2)
+        sort = clean[:PROBLEM_CAP] if bare.startswith("test ") else kind(clean)[:PROBLEM_CAP].strip(" -:@")
+        if sort in out:
+            out[sort][2] += 1
+        elif len(sort) >= 4 and len(out) < PROBLEMS_CAP and not _BANNER.match(sort):
+            out[sort] = [sort, zlib.crc32(clean.encode()), 1]
+    return list(out.values())
+
+
+def is_banner(line: str) -> bool:
+    """A line that is the same whatever failed ("FAIL pkg [build failed]", "exit code 1")."""
+    return bool(_BANNER.match(line.strip()))
+
+
+# Claude Code's own refusals and the permission system: (pattern, mistake, what to say).
+MISTAKES = (
+    (re.compile(r"file has not been read yet", re.I), "edit-before-read",
+     "an Edit or Write of a file not Read first"),
+    (re.compile(r"string to replace not found", re.I), "old-string-mismatch",
+     "an Edit whose old_string is not in the file (copy it from a fresh Read, whitespace included)"),
+    # Names its own fix (more context, or replace_all) and is fixed in the next call: part of
+    # a streak of failed edits on one file (Nociception), never a habit of its own.
+    (re.compile(r"found \d+ matches of the string to replace", re.I), "ambiguous-old-string",
+     "an Edit whose old_string matches more than once"),
+    (re.compile(r"file has been modified since read", re.I), "stale-read",
+     "an Edit of a file changed since it was Read"),
+    (re.compile(r"no such tool available", re.I), "no-such-tool", "a call to a tool that is not available"),
+    (re.compile(r"requires approval|haven't granted it yet|was blocked\. for security|"
+                r"permission to use .* has been denied", re.I), "blocked",
+     "a call the session's permissions do not allow"),
+    (re.compile(r"blocked by (?:a |the )?hook|hook .*\bblocked\b", re.I), "hook-blocked",
+     "a call a hook blocks"),
+    (re.compile(r"old_string and new_string are exactly the same", re.I), "no-op-edit",
+     "an Edit that changes nothing"),
+    (re.compile(r"no such file or directory|file or directory not found|cannot access|"
+                r"cannot find the path|does not exist|enoent", re.I), "missing-path",
+     "a path that does not exist from the working directory (check `pwd`; prefer absolute paths)"),
+)
+_WHAT = {name: what for _, name, what in MISTAKES}
+NOT_HABITS = frozenset(("ambiguous-old-string",))
+EDIT_MISMATCH = frozenset(("old-string-mismatch", "ambiguous-old-string"))
+SHELL_ONLY = frozenset(("missing-path",))  # a Read of a missing file is exploring; a shell's, the wrong cwd
+
+
+def mistake(tool: str, error: str) -> str:
+    """The agent's own recurring kind of mistake this error shows ('' for none), keyed by tool
+    where the tool is the identity (a blocked WebSearch is not a blocked Bash)."""
+    head = error[:2000]
+    for pattern, name, _ in MISTAKES:
+        if pattern.search(head) and (tool == "Bash" or name not in SHELL_ONLY):
+            return f"{name} {tool}" if name in ("blocked", "no-such-tool", "hook-blocked") else name
+    return ""
+
+
+def describe(key: str) -> str:
+    name, _, tool = key.partition(" ")
+    what = _WHAT.get(name, name)
+    return f"{what} ({tool})" if tool else what
