@@ -20,6 +20,7 @@ EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
 PERSON_REFUSED = ("The user doesn't want to proceed", "[Request interrupted by user")
 # Keys that change between two identical calls (timings), left out of the result checksum.
 _VOLATILE = ("durationMs", "duration_ms", "elapsed", "elapsedMs", "timestamp")
+OUTPUT_KEEP = 4000  # characters of a Bash result's stdout and stderr compared (the ends)
 
 
 CODE_EXTENSIONS = frozenset((
@@ -95,6 +96,18 @@ def checksum(value: object) -> int:
     return zlib.crc32(blob.encode("utf-8", "replace"))
 
 
+def output_checksum(response: object) -> int:
+    """A Bash result's checksum without what changes between two runs of the same command
+    (a new pid, a time, a temp path, a background shell's id): restarting a server that
+    prints its pid is the same outcome each time."""
+    if not isinstance(response, dict):
+        return checksum(response)
+    from metacog.signature import _clean
+
+    parts = [_clean(text(response, key)[-OUTPUT_KEEP:], OUTPUT_KEEP) for key in ("stdout", "stderr")]
+    return zlib.crc32("\x00".join(parts).encode("utf-8", "replace"))
+
+
 def failure_text(tool_response: object) -> str:
     """The error a PostToolUse response reports, if it reports one ('' otherwise).
 
@@ -158,7 +171,11 @@ def from_tool_event(payload: dict, now: float, size: int) -> dict:
         result = 0
     else:
         error = failure_text(response)
-        result = checksum(response)
+        if not error and tool in ("Bash", "BashOutput", "TaskOutput"):
+            from metacog.symptoms import hidden_failure
+
+            error = hidden_failure(tool, tool_input, response)
+        result = output_checksum(response) if tool == "Bash" else checksum(response)
     cost = min(size, context_cost(tool, tool_input, response, error))
     return make(tool, target_of(tool, tool_input, cwd), error, result, cost, now,
                 text(payload, "agent_id"), file_of(tool_input) if tool in FILE_TOOLS else "")

@@ -94,6 +94,7 @@ def _feel(st: dict, act: dict, payload: dict, cfg: dict, state_dir: str, root: s
         st["errors"] = st.get("errors", 0) + 1
     ctx = nervous.Context(cfg, st, win, payload, now, state_dir, root)
     signals = nervous.feel(win, act, ctx)
+    act.pop("problems", None)  # felt now; the window keeps the signature, not a dozen lines of it
     summary.observe(totals, act, win, ctx.is_main)
     for signal in signals:
         summary.fired(totals, signal.sense)

@@ -28,10 +28,10 @@ class Context:
         self.fired: list[str] = []  # the senses that spoke so far on this call, in SENSES order
         self.is_main = win is state["windows"].get("main")
 
-    def readings(self, exclude: str = "") -> str:
+    def readings(self, exclude: tuple[str, ...] = ()) -> str:
         parts = []
         for sense in SENSES:
-            if sense.NAME == exclude or not self.cfg[sense.NAME]["enabled"]:
+            if sense.NAME in exclude or not self.cfg[sense.NAME]["enabled"]:
                 continue
             value = sense.reading(self.win, self)
             if value:

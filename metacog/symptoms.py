@@ -22,6 +22,9 @@ from metacog.signature import _clean, kind
 PROBLEMS_CAP = 12  # problems read per failure (felt by the senses, not stored)
 PROBLEM_CAP = 80  # characters per problem
 SCAN_CAP = 20000  # characters of an error scanned, head and tail
+# An error line says what it is early ("Error: …", "grep: x: No such file or directory"); an
+# "error" 200 characters into a line is prose or a wizard's prompt echoed back.
+WORD_REACH = 120
 
 # A diagnostic names its place first: `path/file.ext:12:3: message`, `file.py:4 - error: …`.
 _PLACED = re.compile(r"^\s*\S*\.\w+:\d+(?::\d+)?(?::|\s+-)\s*\S")
@@ -76,7 +79,7 @@ def problems(error: str) -> list[list]:
             continue
         elif _PLACED.match(bare):
             placed.append(bare)
-        elif line[:1] not in (" ", "\t") and _WORDS.search(bare):
+        elif line[:1] not in (" ", "\t") and _WORDS.search(bare, 0, WORD_REACH):
             flagged.append(bare + frame)  # a traceback's exception, at its innermost frame
             frame = ""
     out: dict[str, list] = {}
@@ -139,3 +142,37 @@ def describe(key: str) -> str:
     name, _, tool = key.partition(" ")
     what = _WHAT.get(name, name)
     return f"{what} ({tool})" if tool else what
+
+
+# A command can fail without saying so in its exit status: a test run piped into `tail`,
+# a `|| true`, a background shell that died. Its output still says it.
+_RUNNERS = re.compile(r"\b(?:py\.?test|tox|nox|jest|vitest|mocha|go test|cargo test|cargo build|npm|pnpm|yarn|"
+                      r"bun|make|tsc|mypy|pyright|ruff|eslint|golangci-lint|lint|unittest|rspec|phpunit|"
+                      r"gradle|mvn|dotnet test|swift test|build|test)\b")
+_HIDDEN = re.compile(
+    r"^(?:FAILED \S+.*|ERROR \S+::\S+.*|--- FAIL: \S+.*|FAIL\s+\S+.*|not ok \d+.*|=+ .*\b\d+ (?:failed|errors?)\b.*=+"
+    r"|Tests?:\s+\d+ failed.*|\d+ failing|Traceback \(most recent call last\):|.*\btimed out\b.*"
+    r"|error(?:\[\w+\])?: .*|.*: (?:command not found|No such file or directory))$", re.M)
+HIDDEN_LINES = 12
+
+
+def hidden_failure(tool: str, tool_input: dict, response: object) -> str:
+    """The failure a successful-looking result reports ('' for none): a background shell's
+    non-zero exit or failed status, or a test, build or lint run whose output says it failed
+    or timed out. Readers of text (grep, cat, git log) are never judged by what they print."""
+    if not isinstance(response, dict):
+        return ""
+    stdout, stderr = response.get("stdout"), response.get("stderr")
+    output = "\n".join(v for v in (stdout, stderr) if isinstance(v, str))[-SCAN_CAP:]
+    if tool in ("BashOutput", "TaskOutput"):
+        code, status = response.get("exitCode"), response.get("status")
+        if isinstance(code, int) and not isinstance(code, bool) and code != 0:
+            return f"Exit code {code}\n{output}"
+        return f"{status}\n{output}" if status in ("failed", "error") else ""
+    if tool != "Bash" or response.get("interrupted") is True:
+        return ""
+    command = tool_input.get("command") if isinstance(tool_input, dict) else None
+    if not isinstance(command, str) or not _RUNNERS.search(command[:500]):
+        return ""
+    said = [m.group(0) for m in _HIDDEN.finditer(output)][:HIDDEN_LINES]
+    return "\n".join(said)

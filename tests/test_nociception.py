@@ -66,13 +66,14 @@ def test_escalation_socratic_then_directive_then_the_person() -> None:
     replies = [send(bash_failure(TRACE)) for _ in range(9)]
     spoke = {i + 1: r for i, r in enumerate(replies) if r}
     assert sorted(spoke) == [3, 5, 7, 9]  # the cooldown: never two interventions in a row
-    assert "state the assumption" in agent_text(spoke[5])
-    assert "read-only action" in agent_text(spoke[5])
+    assert "state your assumption" in agent_text(spoke[5])
+    assert "read-only check" in agent_text(spoke[5])
     assert "Stop varying the same fix" in agent_text(spoke[7])
     assert "ask for guidance" in agent_text(spoke[9])
     assert "systemMessage" not in spoke[7]
     assert spoke[9]["systemMessage"].startswith("metacog: the agent has hit the same error 9 times")
     assert all("systemMessage" not in spoke[n] for n in (3, 5, 7))
+    assert all(len(agent_text(r)) <= 300 + len("metacog: ") for r in spoke.values())
 
 
 def test_errors_of_a_subagent_are_its_own() -> None:
@@ -138,4 +139,4 @@ def test_a_parallel_batch_is_one_attempt_and_no_escalation_before_the_model_answ
     for tokens in (8000, 9000):
         log.usage(tokens)
         said = agent_text(send(fail))
-    assert "state the assumption" in said  # the 5th attempt, after the model answered
+    assert "state your assumption" in said  # the 5th attempt, after the model answered

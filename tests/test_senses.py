@@ -255,7 +255,7 @@ def test_layer2_carries_the_other_readings() -> None:
     fail = captured("PostToolUseFailure", "Bash")
     calls = [prompt("go")] + [fail] * 5
     said = texts(calls, step=30.0)
-    assert "state the assumption" in said[5]
+    assert "state your assumption" in said[5]
     assert "since the person spoke" in said[5]
 
 

@@ -38,7 +38,8 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     calls = win.get("calls", 0)
     turn = (ctx.state.get("context") or {}).get("responses") or -calls
     due = []
-    for key, text, place in _keys(action, call):
+    keys = _keys(action, call)
+    for key, text, place in keys:
         entry = seen.pop(key, None)
         if not isinstance(entry, list) or len(entry) != 7 or not isinstance(entry[4], list):
             # occurrences, turn of the last, said, what, places, source, call number of the last
@@ -56,10 +57,15 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
             due.append((key, entry))
     while len(seen) > SEEN_CAP:
         del seen[next(iter(seen))]
+    if "nociception" in ctx.fired:
+        # The streak is being told about this very error: its recurrences are heard.
+        for key, _, _ in keys:
+            seen[key][2] = 1
+        return None
     for _, entry in due:
         entry[2] = 1  # one line covers every problem that came due on this call
-    if not due or "nociception" in ctx.fired:
-        return None  # nothing new, or the streak is already being told about this very error
+    if not due:
+        return None
     key, entry = due[0]
     nth = ORDINALS.get(entry[0], f"{entry[0]}th")
     if key.startswith("m "):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from metacog.action import EDIT_TOOLS, FILE_TOOLS
-from metacog.senses.signal import INTERRUPT, Signal, memory, short
+from metacog.senses.signal import INTERRUPT, OBSERVE, TEXT_CAP, Signal, memory, short
 from metacog.symptoms import EDIT_MISMATCH, is_banner
 
 if TYPE_CHECKING:
@@ -102,27 +102,29 @@ def _retried_ok(mem: dict, action: dict) -> bool:
             and mem.get("sig", "").startswith("edit-mismatch "))
 
 
+ADVICE = (
+    "What would show you the next change fixes it before you run it again?",
+    "Before more code: state your assumption, name one read-only check that would falsify it, and do it first.",
+    "Stop varying the same fix: read the source or docs of what fails, then try a different approach.",
+    "Stop here: tell the person what you tried and what failed, and ask for guidance.",
+)
+
+
 def _say(level: int, count: int, edits: int, sig: str, ctx: Context) -> Signal:
+    """One observation of at most TEXT_CAP characters: the advice whole, the error's signature
+    and the other senses' readings in the room that is left."""
     what = f"the same error {count} times in a row"
     if edits:
         what += f", with {edits} edit{'s' if edits > 1 else ''} between attempts"
-    quoted = f"`{short(sig, 110)}`"
-    if level == 1:
-        return Signal(NAME, f"{what}: {quoted}. What would show you the next change fixes it before you run it again?")
-    readings = ctx.readings(exclude=NAME)
-    context = f" ({readings})" if readings else ""
-    if level == 2:
-        return Signal(NAME, f"{what}: {quoted}{context}. Before writing more code: state the assumption you are "
-                      "operating on, name one read-only action (read the source, the docs, print a value) that "
-                      "would falsify it, and do that first.", INTERRUPT)
-    if level == 3:
-        return Signal(NAME, f"{what}: {quoted}{context}. Stop varying the same fix. Read the source or the "
-                      "documentation of what fails, then change strategy: a different approach, not another variant.",
-                      INTERRUPT)
-    return Signal(NAME, f"{what}: {quoted}{context}. Stop here: tell the person what you tried, what failed each "
-                  "time, and ask for guidance before continuing.", INTERRUPT,
-                  person=f"metacog: the agent has hit the same error {count} times ({short(sig, 80)}) and was asked "
-                  "to stop and ask you for guidance.")
+    advice = ADVICE[min(level, len(ADVICE)) - 1]
+    readings = ctx.readings(exclude=(NAME, "habit")) if level > 1 else ""  # Habit counts the same errors
+    room = TEXT_CAP - len(what) - len(advice) - len(": ``. ")
+    context = f" ({readings})" if readings and len(readings) + 3 <= room - 40 else ""
+    text = f"{what}: `{short(sig, room - len(context))}`{context}. {advice}"
+    if level < 4:
+        return Signal(NAME, text, INTERRUPT if level > 1 else OBSERVE)
+    return Signal(NAME, text, INTERRUPT, person=f"metacog: the agent has hit the same error {count} times "
+                  f"({short(sig, 80)}) and was asked to stop and ask you for guidance.")
 
 
 def _resolve(mem: dict, action: dict, ctx: Context) -> None:

@@ -13,7 +13,7 @@ class Signal:
     def __init__(self, sense: str, text: str, level: int = OBSERVE, person: str = "") -> None:
         self.sense = sense
         self.level = level
-        self.text = text if level > OBSERVE else text[:TEXT_CAP]
+        self.text = text[:TEXT_CAP]  # every sense writes to fit; this is the backstop
         self.person = person
 
     def __repr__(self) -> str:

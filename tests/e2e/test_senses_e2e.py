@@ -61,7 +61,7 @@ def test_vestibular_same_action_same_result(metacog_claude: ClaudeHarness) -> No
 
 def test_nociception_escalates_to_socratic(metacog_claude: ClaudeHarness) -> None:
     result = metacog_claude.run([bash('python3 -c "import nosuchmodule_xyz"')] * 5 + ["Stop."])
-    assert "nosuchmodule_xyz" in spoken(result, "state the assumption you are operating on")
+    assert "nosuchmodule_xyz" in spoken(result, "state your assumption")
 
 
 def test_nociception_hears_refused_edits_from_the_transcript(metacog_claude: ClaudeHarness) -> None:
