@@ -53,10 +53,10 @@ _TEST = re.compile(r"^(?:_{3,} (\S.*\S) _{3,}|FAILED (\S+)(?: - .*)?|--- FAIL: (
 
 
 def problems(error: str) -> list[list]:
-    """[kind, checksum of its first line with the place, lines of that kind] for each distinct
-    kind of problem an error names, in order, at most PROBLEMS_CAP: the checksum tells the
-    same finding from the same kind of finding at a new place; the count, whether the output
-    listed several at once.
+    """[kind, checksum of its first line with the place, lines of that kind, that line] for
+    each distinct kind of problem an error names, in order, at most PROBLEMS_CAP: the checksum
+    tells the same finding from the same kind of finding at a new place; the count, whether
+    the output listed several at once.
 
     Failing tests by name, else diagnostics that name their place (`file:12: message`) and
     error lines that start at the margin; the rest is banner, source quoted as context, or
@@ -89,7 +89,7 @@ def problems(error: str) -> list[list]:
         if sort in out:
             out[sort][2] += 1
         elif len(sort) >= 4 and len(out) < PROBLEMS_CAP and not _BANNER.match(sort):
-            out[sort] = [sort, zlib.crc32(clean.encode()), 1]
+            out[sort] = [sort, zlib.crc32(clean.encode()), 1, clean[:PROBLEM_CAP]]
     return list(out.values())
 
 

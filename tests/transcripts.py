@@ -45,5 +45,19 @@ class Transcript:
         self.add(call)
         self.add(result)
 
+    def refused(self, tool: str, tool_input: dict, message: str) -> None:
+        """The captured refused call's two lines with another tool, input and refusal text."""
+        self.n += 1
+        call = _first("assistant", lambda e: e["message"]["content"][0].get("input", {}).get("old_string") == "NOT THERE")
+        block = call["message"]["content"][0]
+        block.update(id=f"toolu_r{self.n}", name=tool, input=tool_input)
+        call["message"]["id"] = f"msg_r{self.n}"
+        result = _first("user", lambda e: isinstance(e["message"]["content"], list)
+                        and "<tool_use_error>" in str(e["message"]["content"][0].get("content")))
+        result["message"]["content"][0].update(tool_use_id=f"toolu_r{self.n}",
+                                               content=f"<tool_use_error>{message}</tool_use_error>")
+        self.add(call)
+        self.add(result)
+
     def compaction(self) -> None:
         self.add({"type": "system", "subtype": "compact_boundary", "compactMetadata": {"trigger": "auto", "preTokens": 170000}})

@@ -92,9 +92,9 @@ def _keys(action: dict, call: int) -> list[tuple[str, str, int]]:
         return [] if mistake in NOT_HABITS else [("m " + mistake, mistake, 0)]
     out = []
     for problem in action.get("problems") or []:
-        if isinstance(problem, list) and len(problem) == 3:
-            sort, place, lines = problem
-            out.append((f"e {place}", sort, place))
+        if isinstance(problem, list) and len(problem) == 4:
+            sort, place, lines, line = problem
+            out.append((f"e {place}", line, place))
             if lines > 1:
                 out.append((f"k {call} {sort}", sort, place))
     return out

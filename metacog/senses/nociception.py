@@ -69,7 +69,7 @@ def identity(action: dict) -> str:
     sig = action.get("sig", "")
     if action.get("refused"):
         return sig
-    problems = [str(p[1]) for p in action.get("problems") or [] if isinstance(p, list) and len(p) == 3]
+    problems = [str(p[1]) for p in action.get("problems") or [] if isinstance(p, list) and len(p) == 4]
     if problems and is_banner(sig.split(" | ", 1)[0]):
         return "problems " + " ".join(sorted(problems[:3]))
     named = [part for part in sig.split(" | ") if not part.startswith("exit ")]

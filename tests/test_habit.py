@@ -1,0 +1,245 @@
+"""The classes of stuck work that no streak shows (issue 11), each as a short sequence of
+real-shaped payloads, and the look-alikes that are progress.
+
+Failures carry the texts real sessions printed (../shared/transcripts), shortened.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hooktest import agent_text, captured, send
+from transcripts import Transcript
+
+T0 = 1_800_000_000.0
+
+
+def bash(command: str, stdout: str = "ok", stderr: str = "") -> dict:
+    return captured("PostToolUse", "Bash", tool_input={"command": command, "description": "x"},
+                    tool_response={"stdout": stdout, "stderr": stderr, "interrupted": False, "isImage": False,
+                                   "noOutputExpected": False})
+
+
+def failed(command: str, error: str) -> dict:
+    return captured("PostToolUseFailure", "Bash", error=error, tool_input={"command": command, "description": "x"})
+
+
+def read(path: str) -> dict:
+    payload = captured("PostToolUse", "Read", tool_input={"file_path": path})
+    payload["tool_response"]["file"].update(filePath=path)
+    return payload
+
+
+def edit(path: str, n: int = 0) -> dict:
+    payload = captured("PostToolUse", "Edit")
+    payload["tool_input"].update(file_path=path, new_string=f"return {n}")
+    payload["tool_response"]["filePath"] = path
+    return payload
+
+
+def said(payloads: list[dict]) -> list[str]:
+    return [agent_text(send(p, now=T0 + i)) for i, p in enumerate(payloads)]
+
+
+# 1. The same error with other calls between --------------------------------------------
+
+FORBIDDEN = "Exit code 1\nHTTP 403: Resource not accessible by integration (https://api.github.com/repos/o/r/issues)"
+
+
+def test_the_same_403_between_successful_probes() -> None:
+    calls = []
+    for i in range(3):
+        calls += [failed(f"gh api repos/o/r/issues -f title=t{i}", FORBIDDEN),
+                  bash("python -c 'import os; print(os.environ.get(\"GH_TOKEN\", \"\")[:4])'", "ghs_"),
+                  failed("gh auth status", f"Exit code 1\nX Failed to log in to github.com using token {i}"),
+                  bash("git status", "On branch main")]
+    out = said(calls)
+    assert not any(out[:8])  # another error between: no streak
+    assert out[8].startswith("metacog: the same problem is back for the 3rd time this session")
+    assert "HTTP 403: Resource not accessible by integration" in out[8]
+    assert not any(out[9:])  # once per problem and session
+
+
+def test_the_same_type_error_across_four_builds_with_fixes_between() -> None:
+    error = ("Exit code 2\nsrc/app.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'.\n"
+             "Found 1 error.")
+    calls = []
+    for i in range(3):
+        calls += [failed("npm run build", error), read(f"/home/dev/project/src/app{i}.ts"),
+                  edit(f"/home/dev/project/src/other{i}.ts", i), failed("npm test", f"Exit code 1\nFAIL t{i}")]
+    out = said(calls)
+    assert "Type 'string' is not assignable to type 'number'" in out[8]
+    assert sum(bool(s) for s in out) == 1
+
+
+# 2. A habit: the same mistake, each time fixed in one call ------------------------------
+
+def test_edit_before_read_again_and_again(tmp_path: Path) -> None:
+    log = Transcript(tmp_path / "t.jsonl")
+    out = []
+    for i in range(3):
+        path = f"/home/dev/project/src/m{i}.py"
+        log.refused("Edit", {"file_path": path, "old_string": "a", "new_string": "b"},
+                    "File has not been read yet. Read it first before writing to it.")
+        for payload in (read(path), edit(path, i), bash("git diff --stat", f"1 file changed, {i} insertions")):
+            payload["transcript_path"] = str(log.path)
+            out.append(agent_text(send(payload)))
+    spoke = [s for s in out if s]
+    assert len(spoke) == 1 and out[6] == spoke[0]  # heard with the call after the 3rd refusal
+    assert "this is the 3rd time this session: an Edit or Write of a file not Read first" in spoke[0]
+
+
+def test_an_ambiguous_old_string_is_not_a_habit(tmp_path: Path) -> None:
+    # "Found 2 matches" names its own fix and is fixed in the next call (a quiet session had 3).
+    log = Transcript(tmp_path / "t.jsonl")
+    out = []
+    for i in range(4):
+        path = "/home/dev/project/test/test_tui.py"
+        log.refused("Edit", {"file_path": path, "old_string": "# mock", "new_string": "# m"},
+                    "Found 2 matches of the string to replace, but replace_all is false. To replace all "
+                    "occurrences, set replace_all to true.")
+        for payload in (edit(path, i), read(f"/home/dev/project/src/tui{i}.py")):
+            payload["transcript_path"] = str(log.path)
+            out.append(agent_text(send(payload)))
+    assert out == [""] * 8
+
+
+# 3. Refusals and blocked calls ---------------------------------------------------------
+
+def test_a_command_the_permissions_block_again_and_again(tmp_path: Path) -> None:
+    log = Transcript(tmp_path / "t.jsonl")
+    out = []
+    for command in ('claude -p "list tools" | head', 'claude -p "list tools"', "claude --version"):
+        log.refused("Bash", {"command": command}, "This command requires approval")
+        probe = captured("PostToolUse", "Glob", transcript_path=str(log.path))
+        out.append(agent_text(send(probe)))
+    assert out[:2] == ["", ""]
+    assert "requires approval" in out[2] or "permissions do not allow" in out[2]
+
+
+def test_no_such_tool_three_times(tmp_path: Path) -> None:
+    log = Transcript(tmp_path / "t.jsonl")
+    out = []
+    for i in range(3):
+        log.refused("AskUserQuestion", {"question": f"q{i}"}, "Error: No such tool available: AskUserQuestion")
+        payload = read(f"/home/dev/project/README{i}.md")
+        payload["transcript_path"] = str(log.path)
+        out.append(agent_text(send(payload)))
+    assert out[:2] == ["", ""] and out[2]
+
+
+# 4. A cycle with no change --------------------------------------------------------------
+
+def test_kill_restart_poll_with_a_new_pid_each_time() -> None:
+    calls = []
+    for pid in (4101, 4188, 4242):
+        calls += [bash("pkill -f 'node server.js'", ""),
+                  bash("nohup node server.js > server.log 2>&1 & echo started pid $!", f"started pid {pid}"),
+                  bash("sleep 2 && tail -3 server.log", f"pid {pid} listening\nError: listen EADDRINUSE: :::3000")]
+    out = said(calls)
+    assert not any(out[:8])
+    assert "the same 3 steps 3 times over with unchanged results" in out[8]
+
+
+# 5. Failures that exit 0 -----------------------------------------------------------------
+
+def test_a_test_run_piped_into_tail_that_prints_failures() -> None:
+    run = bash("uv run pytest -q 2>&1 | tail -3",
+               "FAILED tests/test_cache.py::test_valid_cache - AssertionError: assert 'link' in html\n"
+               "1 failed, 20 passed in 1.2s")
+    out = said([run, edit("/home/dev/project/src/cache.py", 1), run, edit("/home/dev/project/src/cache.py", 2), run])
+    assert out[4].startswith("metacog: the same error 3 times in a row")
+    assert "test_valid_cache" in out[4]
+
+
+def test_a_background_shell_that_failed() -> None:
+    poll = captured("PostToolUse", "Bash", tool_name="BashOutput", tool_input={"bash_id": "7d95c5"},
+                    tool_response={"shellId": "7d95c5", "command": "npm run dev", "status": "completed",
+                                   "exitCode": 1, "stdout": "", "stderr": "Error: Cannot find module 'next'"})
+    restart = bash("npm run dev &", "Command running in background with ID: 7d95c5")
+    out = said([poll, restart, poll, restart, poll])
+    assert "Cannot find module 'next'" in out[4]
+
+
+def test_a_grep_that_prints_failed_is_not_a_failure() -> None:
+    grep = bash("grep -rn 'FAILED' tests/", "tests/test_x.py:3: # FAILED tests/test_y.py::test_z")
+    assert said([grep] * 3) == ["", "", ""]
+
+
+# 6. The same command failing with the same exit code, nothing edited ---------------------
+
+def test_a_missing_command_with_varying_text() -> None:
+    out = said([failed("pytest -x", f"Exit code 127\n(eval):1: command not found: pytest{s}") for s in ("", " ", "  ")]
+               + [failed("pytest -x", "Exit code 127\n/bin/bash: line 1: pytest: command not found")])
+    assert out[2].startswith("metacog: the same error 3 times in a row")
+
+
+def test_the_same_exit_1_with_other_messages_is_exploring() -> None:
+    errors = [f"Exit code 1\nImportError: cannot import name '{n}' from 'app'" for n in ("a", "b", "c")]
+    assert said([failed("python -m app", e) for e in errors]) == ["", "", ""]
+
+
+# 7. Banners are not the error: progress on compile errors ------------------------------------
+
+def test_go_build_with_a_new_error_each_round_is_progress() -> None:
+    rounds = ["internal/config/validate.go:40:6: validateConfig redeclared in this block",
+              "internal/config/plugins.go:4:2: \"fmt\" imported and not used",
+              "internal/adapters/filter.go:12:9: cannot use f (variable of type FileFilter) as Filter value",
+              "internal/config/loader.go:88:14: undefined: ValidateConfigWithDetails"]
+    out = []
+    for i, diagnostic in enumerate(rounds):
+        error = f"Exit code 1\n# github.com/o/templar/internal/config\n{diagnostic}\nFAIL\tgithub.com/o/templar [build failed]"
+        out += said([failed("go build ./...", error), edit(f"/home/dev/project/internal/config/f{i}.go", i)])
+    assert out == [""] * 8
+
+
+def test_failed_to_compile_banner_with_different_errors() -> None:
+    errors = ["Failed to compile.\n\n./src/App.tsx\nModule not found: Error: Can't resolve './Header'",
+              "Failed to compile.\n\n./src/Header.tsx:3:10\nType error: Property 'title' does not exist",
+              "Failed to compile.\n\n./src/Footer.tsx:8:1\nSyntax error: Unexpected token"]
+    out = []
+    for i, error in enumerate(errors):
+        out += said([failed("npm run build", f"Exit code 1\n{error}"), edit(f"/home/dev/project/src/x{i}.tsx", i)])
+    assert out == [""] * 6
+
+
+def test_a_shrinking_failure_count_is_progress() -> None:
+    tests = ["test_a", "test_b", "test_c", "test_d"]
+    out = []
+    for n in range(4, 0, -1):
+        lines = "\n".join(f"FAILED tests/test_app.py::{t} - AssertionError" for t in tests[4 - n:])
+        out += said([failed("pytest -q", f"Exit code 1\n{lines}\n{n} failed, {10 - n} passed"),
+                     edit("/home/dev/project/src/app.py", n)])
+    assert not any(out[:4])  # test_d fails on every run: by the 3rd it is a problem that stays
+
+
+# 8. One at a time: a linter re-run after each single fix ---------------------------------------
+
+def test_a_linter_rerun_after_each_single_fix() -> None:
+    out = []
+    for first in (283, 319, 355):
+        error = "\n".join(f"internal/server/ws_test.go:{line}:36: response body must be closed (bodyclose)\n"
+                          "\t\tconn, _, err := websocket.Dial(ctx, url, nil)\n\t\t                ^"
+                          for line in (first, first + 36, first + 72)) + "\n3 issues:\n* bodyclose: 3"
+        out += said([failed("golangci-lint run --enable-only bodyclose", f"Exit code 1\n{error}"),
+                     read("/home/dev/project/internal/server/ws_test.go"),
+                     edit("/home/dev/project/internal/server/ws_test.go", first)])
+    assert not any(out[:6])
+    assert "has failed 3 times with the same kind of error at a new place each time" in out[6]
+    assert "response body must be closed (bodyclose)" in out[6]
+
+
+# Calm ------------------------------------------------------------------------------------------
+
+def test_polling_whose_output_changes() -> None:
+    polls = [captured("PostToolUse", "Bash", tool_name="BashOutput", tool_input={"bash_id": "7d95c5"},
+                      tool_response={"shellId": "7d95c5", "status": "running", "exitCode": None,
+                                     "stdout": "", "stderr": "Resolved 4 packages\n" + "Building\n" * n})
+             for n in range(6)]
+    assert said(polls) == [""] * 6
+
+
+def test_repetition_the_person_asked_for() -> None:
+    ask = captured("UserPromptSubmit", prompt="run the flaky test 5 times and tell me how often it fails")
+    flaky = failed("pytest -k flaky", "Exit code 1\nFAILED tests/test_net.py::test_flaky - TimeoutError")
+    assert said([ask] + [flaky, bash("git status", "clean")] * 2 + [flaky]) [-1].startswith("metacog: the same")
