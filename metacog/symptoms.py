@@ -49,7 +49,12 @@ _BANNER = re.compile(
 
 # The failing test is the problem a test run names, whatever its traceback says.
 _FRAME = re.compile(r'^File "([^"]+)", line (\d+)')
-_TEST = re.compile(r"^(?:_{3,} (\S.*\S) _{3,}|FAILED (\S+)(?: - .*)?|--- FAIL: (\S+).*|● (.+))$")
+# A test runner's summary names the failing test and what failed in it: that pair is the
+# problem. The same test failing with another message each run is progress (LABELS.md).
+_TEST_SAID = re.compile(r"^(?:FAILED|ERROR) (\S+) - (.+)$")
+# A failing test's name alone (a section header) says nothing of what is wrong.
+_TEST_NAME = re.compile(r"^(?:_{3,} \S.*\S _{3,}|(?:FAILED|ERROR) \S+|\S+::\S+ (?:FAILED|ERROR)\b.*"
+                        r"|--- FAIL: \S+.*|● .+)$")
 
 
 def problems(error: str) -> list[list]:
@@ -58,9 +63,9 @@ def problems(error: str) -> list[list]:
     tells the same finding from the same kind of finding at a new place; the count, whether
     the output listed several at once.
 
-    Failing tests by name, else diagnostics that name their place (`file:12: message`) and
-    error lines that start at the margin; the rest is banner, source quoted as context, or
-    carets.
+    Failing tests with what failed in them (a runner's summary), else error lines that
+    start at the margin (pytest's `E   ` explanations among them) and diagnostics that name their place (`file:12: message`); the
+    rest is banner, a test's name alone, source quoted as context, or carets.
     """
     if len(error) > SCAN_CAP:
         error = error[:SCAN_CAP // 2] + "\n" + error[-SCAN_CAP // 2:]
@@ -73,13 +78,13 @@ def problems(error: str) -> list[list]:
             continue
         if where := _FRAME.match(bare):
             frame = f" @ {where[1].rsplit('/', 1)[-1]}:{where[2]}"  # the innermost so far
-        elif test := _TEST.match(bare):
-            tests.append("test " + next(g for g in test.groups() if g))
-        elif _BANNER.match(bare):
+        elif said := _TEST_SAID.match(bare):
+            tests.append(f"test {said[1].rsplit('::', 1)[-1]} - {said[2]}")
+        elif _TEST_NAME.match(bare) or _BANNER.match(bare):
             continue
         elif _PLACED.match(bare):
             placed.append(bare)
-        elif line[:1] not in (" ", "\t") and _WORDS.search(bare, 0, WORD_REACH):
+        elif line[:1] not in (" ", "\t") and (line.startswith("E   ") or _WORDS.search(bare, 0, WORD_REACH)):
             flagged.append(bare + frame)  # a traceback's exception, at its innermost frame
             frame = ""
     out: dict[str, list] = {}
