@@ -47,10 +47,11 @@ def _read_transcript(st: dict, payload: dict, now: float) -> list[dict]:
     context["responses"] = context.get("responses", 0) + news.responses
     cwd = text(payload, "cwd")
     refused = []
-    for name, tool_input, error in news.refused:
+    for name, tool_input, error, turn in news.refused:
         act = actions.make(name, actions.target_of(name, tool_input, cwd), error, 0, 0, now,
                            path=actions.file_of(tool_input) if name in actions.FILE_TOOLS else "")
         act["refused"] = True  # no hook fired: Claude Code refused it before running it
+        act["turn"] = turn  # several refusals read at once were still each their own attempt
         refused.append(act)
     return refused
 
@@ -73,6 +74,7 @@ def on_tool(payload: dict, state_dir: str, now: float, size: int) -> dict | None
         signals = []
         for refused in _read_transcript(st, payload, now):
             signals += _feel(st, refused, payload, cfg, state_dir, root, totals, now)
+        act["turn"] = (st.get("context") or {}).get("responses", 0)  # the response that made this call
         signals += _feel(st, act, payload, cfg, state_dir, root, totals, now)
         context = st.get("context") or {}
         if context.get("tokens"):  # how full the context got, for the context-pressure pattern

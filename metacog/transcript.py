@@ -53,7 +53,8 @@ class Reading:
         self.last_response = ""  # its message id, carried in the cursor to the next read
         self.model = ""
         self.compacted = False
-        self.refused: list[tuple[str, dict, str]] = []  # (tool name, tool input, error text)
+        # (tool name, tool input, error text, the ordinal of the response that made the call)
+        self.refused: list[tuple[str, dict, str, int]] = []
 
 
 def read_new(path: str, cursor: dict) -> Reading:
@@ -90,9 +91,12 @@ def read_new(path: str, cursor: dict) -> Reading:
         pending = {}
     last = cursor.get("last_response")
     out.last_response = last if isinstance(last, str) else ""
+    seen = cursor.get("responses")
+    seen = seen if isinstance(seen, int) and seen >= 0 else 0
     for line in data[: end + 1].split(b"\n"):
         if b'"usage"' in line or b"tool_use" in line or b"compactMetadata" in line:
-            _parse(line, out, pending)
+            _parse(line, out, pending, seen)
+    cursor["responses"] = seen + out.responses
     if len(pending) > PENDING_CAP:
         for key in list(pending)[: len(pending) - PENDING_CAP]:
             del pending[key]
@@ -101,7 +105,7 @@ def read_new(path: str, cursor: dict) -> Reading:
     return out
 
 
-def _parse(line: bytes, out: Reading, pending: dict) -> None:
+def _parse(line: bytes, out: Reading, pending: dict, seen: int) -> None:
     try:
         entry = fastjson.loads(line)
     except ValueError:
@@ -133,7 +137,7 @@ def _parse(line: bytes, out: Reading, pending: dict) -> None:
                     # Only what a target needs; never file contents.
                     slim = {k: v[:TARGET_KEEP] for k, v in tool_input.items()
                             if k in _TARGET_KEYS and isinstance(v, str)}
-                    pending[block["id"][:80]] = [str(block.get("name", "?"))[:40], slim]
+                    pending[block["id"][:80]] = [str(block.get("name", "?"))[:40], slim, seen + out.responses]
     elif entry.get("type") == "user" and isinstance(content, list):
         for block in content:
             if not (isinstance(block, dict) and block.get("type") == "tool_result"):
@@ -141,8 +145,8 @@ def _parse(line: bytes, out: Reading, pending: dict) -> None:
             call = pending.pop(str(block.get("tool_use_id", ""))[:80], None)
             text = content_text(block.get("content"))
             if block.get("is_error") is True and text.lstrip().startswith("<tool_use_error>"):
-                name, tool_input = call if isinstance(call, list) and len(call) == 2 else ("?", {})
-                out.refused.append((name, tool_input, text[:4000]))
+                name, tool_input, turn = call if isinstance(call, list) and len(call) == 3 else ("?", {}, 0)
+                out.refused.append((name, tool_input, text[:4000], turn if isinstance(turn, int) else 0))
 
 
 _TARGET_KEYS = ("file_path", "notebook_path", "path", "command", "pattern", "url", "query", "description")

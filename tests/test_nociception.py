@@ -140,3 +140,15 @@ def test_a_parallel_batch_is_one_attempt_and_no_escalation_before_the_model_answ
         log.usage(tokens)
         said = agent_text(send(fail))
     assert "state your assumption" in said  # the 5th attempt, after the model answered
+
+
+def test_refusals_read_together_are_still_separate_attempts(tmp_path) -> None:
+    # Claude Code fires no hook for a refused call: three in a row reach the senses at the
+    # next call, all at once; each came from its own model response.
+    from transcripts import Transcript
+
+    log = Transcript(tmp_path / "t.jsonl")
+    for _ in range(3):
+        log.refused_edit()
+    probe = captured("PostToolUse", "Bash", transcript_path=str(log.path))
+    assert "String to replace not found" in agent_text(send(probe))

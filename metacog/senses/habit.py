@@ -15,6 +15,7 @@ import zlib
 from typing import TYPE_CHECKING
 
 from metacog.senses.signal import Signal, memory, short
+from metacog.senses.signal import turn as turn_of
 from metacog.symptoms import NOT_HABITS, describe
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
             del seen[key]
         return None
     calls = win.get("calls", 0)
-    turn = (ctx.state.get("context") or {}).get("responses") or -calls
+    turn = turn_of(action, win)
     due = []
     keys = _keys(action, call)
     for key, text, place in keys:

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from metacog.action import EDIT_TOOLS, FILE_TOOLS
 from metacog.senses.signal import INTERRUPT, OBSERVE, TEXT_CAP, Signal, memory, short
+from metacog.senses.signal import turn as turn_of
 from metacog.symptoms import EDIT_MISMATCH, is_banner
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
         return None
     sig = identity(action)
     # One model turn is one attempt: a parallel batch of the same failing call is not a streak.
-    turn = (ctx.state.get("context") or {}).get("responses") or -win.get("calls", 0)
+    turn = turn_of(action, win)
     if sig != mem.get("sig") and not _same_exit(mem, action):
         if mem.get("count", 0) >= cfg["observe_at"]:
             _resolve(mem, action, ctx)

@@ -31,3 +31,10 @@ def memory(win: dict, name: str) -> dict:
 
 def short(value: str, cap: int = 60) -> str:
     return value if len(value) <= cap else value[: cap - 1] + "…"
+
+
+def turn(action: dict, win: dict) -> int:
+    """Which model response made this call: calls of one response (a parallel batch) are
+    one attempt. Without a transcript (a replay without one, tests) every call is its own."""
+    value = action.get("turn")
+    return value if isinstance(value, int) and value > 0 else -win.get("calls", 0)
