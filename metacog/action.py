@@ -7,17 +7,20 @@ checksum, an error a normalized signature (metacog.signature).
 
 from __future__ import annotations
 
+import json
 import os
 import zlib
+from typing import TYPE_CHECKING
 
-from metacog import fastjson
+from metacog.event import mapping, text
+
+if TYPE_CHECKING:
+    from metacog.event import Event
 
 SCHEMA = 1
 TARGET_CAP = 120
 FILE_TOOLS = ("Read", "Edit", "Write", "MultiEdit", "NotebookEdit")
 EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
-# Failures that are the person's doing (a refusal, an interrupt), not the agent's.
-PERSON_REFUSED = ("The user doesn't want to proceed", "[Request interrupted by user")
 # Keys that change between two identical calls (timings), left out of the result checksum.
 _VOLATILE = ("durationMs", "duration_ms", "elapsed", "elapsedMs", "timestamp")
 OUTPUT_KEEP = 4000  # characters of a Bash result's stdout and stderr compared (the ends)
@@ -34,18 +37,6 @@ def is_code(path: str) -> bool:
     """Docs, config and data edits do not call for a test run; code edits do."""
     name = path.rsplit("/", 1)[-1]
     return "." in name and name.rsplit(".", 1)[-1].lower() in CODE_EXTENSIONS
-
-
-def text(payload: object, key: str) -> str:
-    """A string field, or '' (absent, another type, or holding NUL, which no path or
-    command contains and which makes os calls raise)."""
-    value = payload.get(key) if isinstance(payload, dict) else None
-    return value if isinstance(value, str) and "\x00" not in value else ""
-
-
-def mapping(payload: object, key: str) -> dict:
-    value = payload.get(key) if isinstance(payload, dict) else None
-    return value if isinstance(value, dict) else {}
 
 
 def squash(value: str, cap: int = TARGET_CAP) -> str:
@@ -81,8 +72,8 @@ def target_of(tool: str, tool_input: dict, cwd: str) -> str:
     if tool == "Task" or tool == "Agent":
         return squash(text(tool_input, "description"))
     try:
-        return squash(fastjson.dumps(tool_input)) if tool_input else ""
-    except (TypeError, ValueError):  # NaN or infinity in a hostile payload
+        return squash(json.dumps(tool_input)) if tool_input else ""
+    except (TypeError, ValueError, RecursionError):  # NaN or infinity in a hostile payload
         return "?"
 
 
@@ -90,8 +81,8 @@ def checksum(value: object) -> int:
     if isinstance(value, dict):
         value = {k: v for k, v in value.items() if k not in _VOLATILE}
     try:
-        blob = fastjson.dumps(value)
-    except (TypeError, ValueError):
+        blob = json.dumps(value)
+    except (TypeError, ValueError, RecursionError):
         blob = repr(value)
     return zlib.crc32(blob.encode("utf-8", "replace"))
 
@@ -152,23 +143,18 @@ def context_cost(tool: str, tool_input: dict, response: object, error: str) -> i
         listed = sum(len(n) + 1 for n in names if isinstance(n, str)) if isinstance(names, list) else 0
         return listed + len(text(response, "content"))
     try:
-        return len(fastjson.dumps(response))
-    except (TypeError, ValueError):
+        return len(json.dumps(response))
+    except (TypeError, ValueError, RecursionError):
         return 0
 
 
-def from_tool_event(payload: dict, now: float, size: int) -> dict:
-    """An action record (schema SCHEMA) from a PostToolUse or PostToolUseFailure payload."""
-    tool = text(payload, "tool_name") or "?"
-    tool_input = mapping(payload, "tool_input")
-    cwd = text(payload, "cwd")
-    response = payload.get("tool_response")
-    if payload.get("is_interrupt") is True or text(payload, "error").startswith(PERSON_REFUSED):
-        error = ""  # the person stopped or refused the call: not a failure of the agent's
-        result = 0
-    elif text(payload, "hook_event_name") == "PostToolUseFailure":
-        error = text(payload, "error") or "tool failed"
-        result = 0
+def from_event(event: Event, now: float) -> dict:
+    """An action record (schema SCHEMA) from a PostToolUse or PostToolUseFailure call."""
+    tool, tool_input, response = event.tool, event.tool_input, event.response
+    if event.interrupted:
+        error, result = "", 0  # the person stopped or refused the call: not a failure of the agent's
+    elif event.failed:
+        error, result = event.error, 0
     else:
         error = failure_text(response)
         if not error and tool in ("Bash", "BashOutput", "TaskOutput"):
@@ -176,9 +162,9 @@ def from_tool_event(payload: dict, now: float, size: int) -> dict:
 
             error = hidden_failure(tool, tool_input, response)
         result = output_checksum(response) if tool == "Bash" else checksum(response)
-    cost = min(size, context_cost(tool, tool_input, response, error))
-    return make(tool, target_of(tool, tool_input, cwd), error, result, cost, now,
-                text(payload, "agent_id"), file_of(tool_input) if tool in FILE_TOOLS else "")
+    cost = min(event.size, context_cost(tool, tool_input, response, error))
+    return make(tool, target_of(tool, tool_input, event.cwd), error, result, cost, now,
+                event.agent, file_of(tool_input) if tool in FILE_TOOLS else "")
 
 
 def make(tool: str, target: str, error: str, result: int, size: int, now: float,

@@ -1,11 +1,11 @@
-"""One handler per Claude Code event: payload in, reply object (or None for silence) out."""
+"""One handler per Claude Code event: the call (metacog.event) in, reply object (or None for silence) out."""
 
 from __future__ import annotations
 
 from metacog import action as actions
 from metacog import config, fsutil, learning, nervous, paths, state, summary, transcript
-from metacog.action import text
-from metacog.senses import drift, o2, vestibular
+from metacog.event import Event
+from metacog.senses import o2
 
 TASK_NOTIFICATION = "<task-notification>"  # a finished background agent, not the person
 PENDING_CAP = 3  # notes waiting for the main agent's next call
@@ -20,32 +20,30 @@ def reply(event: str, agent_text: str = "", person_text: str = "") -> dict | Non
     return out or None
 
 
-def _settings(st: dict, payload: dict, state_dir: str) -> tuple[dict, str]:
-    cwd = text(payload, "cwd")
+def _settings(st: dict, event: Event, state_dir: str) -> tuple[dict, str]:
+    cwd = event.cwd
     if st.get("cwd") != cwd or "root" not in st:
         st["cwd"], st["root"] = cwd, config.project_root(cwd)
     return config.load(paths.config_dir(), state_dir, st["root"]), st["root"]
 
 
-def _read_transcript(st: dict, payload: dict, now: float) -> list[dict]:
+def _read_transcript(st: dict, event: Event, now: float) -> list[dict]:
     """Fold the transcript's news into the state; return the refused calls as actions."""
     cursor = st.setdefault("transcript", {})
-    news = transcript.read_new(text(payload, "transcript_path"), cursor)
+    news = transcript.read_new(event.transcript, cursor)
     context = st.setdefault("context", {})
     if news.compacted:
         context["tokens"] = 0
         context["compactions"] = context.get("compactions", 0) + 1
         main = state.window(st, "", now)
-        note = o2.after_compaction(main)
-        # Re-reading after a compaction is recovery, not circling.
-        main.get("senses", {}).get("vestibular", {}).pop("reads", None)
-        main.get("senses", {}).get("o2", {}).pop("fill_level", None)
+        note = o2.after_compaction(main)  # before the senses forget what was read
+        nervous.compacted(main)
         if note and not st.pop("compaction_told", False):
             _queue(st, note)
     if news.tokens:
         context["tokens"], context["model"] = news.tokens, news.model or context.get("model", "")
     context["responses"] = context.get("responses", 0) + news.responses
-    cwd = text(payload, "cwd")
+    cwd = event.cwd
     refused = []
     for name, tool_input, error, turn in news.refused:
         act = actions.make(name, actions.target_of(name, tool_input, cwd), error, 0, 0, now,
@@ -63,19 +61,18 @@ def _queue(st: dict, note: str) -> None:
     del pending[:-PENDING_CAP]
 
 
-def on_tool(payload: dict, state_dir: str, now: float, size: int) -> dict | None:
-    sid = state.clean_session_id(payload.get("session_id"))
-    if not sid:
+def on_tool(event: Event, state_dir: str, now: float) -> dict | None:
+    if not event.session:
         return None
-    act = actions.from_tool_event(payload, now, size)
-    with state.Session(state_dir, sid, now) as st:
-        cfg, root = _settings(st, payload, state_dir)
+    act = actions.from_event(event, now)
+    with state.Session(state_dir, event.session, now) as st:
+        cfg, root = _settings(st, event, state_dir)
         totals = summary.get(st)
         signals = []
-        for refused in _read_transcript(st, payload, now):
-            signals += _feel(st, refused, payload, cfg, state_dir, root, totals, now)
+        for refused in _read_transcript(st, event, now):
+            signals += _feel(st, refused, event, cfg, state_dir, root, totals, now)
         act["turn"] = (st.get("context") or {}).get("responses", 0)  # the response that made this call
-        signals += _feel(st, act, payload, cfg, state_dir, root, totals, now)
+        signals += _feel(st, act, event, cfg, state_dir, root, totals, now)
         context = st.get("context") or {}
         if context.get("tokens"):  # how full the context got, for the context-pressure pattern
             window = transcript.context_window(context.get("model", ""), cfg["o2"]["context_window"])
@@ -84,17 +81,17 @@ def on_tool(payload: dict, state_dir: str, now: float, size: int) -> dict | None
         if not act.get("agent") and st.get("pending"):
             extra = " ".join(st.pop("pending"))
             agent_text = f"{agent_text} {extra}" if agent_text else nervous.PREFIX + extra
-    return reply(text(payload, "hook_event_name"), agent_text, person_text)
+    return reply(event.name, agent_text, person_text)
 
 
-def _feel(st: dict, act: dict, payload: dict, cfg: dict, state_dir: str, root: str, totals: dict,
+def _feel(st: dict, act: dict, event: Event, cfg: dict, state_dir: str, root: str, totals: dict,
           now: float) -> list:
     win = state.window(st, act.get("agent", ""), now)
     state.push(win, act)
     st["calls"] = st.get("calls", 0) + 1
     if not act["ok"]:
         st["errors"] = st.get("errors", 0) + 1
-    ctx = nervous.Context(cfg, st, win, payload, now, state_dir, root)
+    ctx = nervous.Context(cfg, st, win, event, now, state_dir, root)
     signals = nervous.feel(win, act, ctx)
     act.pop("problems", None)  # felt now; the window keeps the signature, not a dozen lines of it
     summary.observe(totals, act, win, ctx.is_main)
@@ -108,42 +105,37 @@ def _feel(st: dict, act: dict, payload: dict, cfg: dict, state_dir: str, root: s
     return signals
 
 
-def on_prompt(payload: dict, state_dir: str, now: float, size: int) -> dict | None:
-    sid = state.clean_session_id(payload.get("session_id"))
-    prompt = text(payload, "prompt")
-    if not sid or prompt.lstrip().startswith(TASK_NOTIFICATION):
+def on_prompt(event: Event, state_dir: str, now: float) -> dict | None:
+    sid = event.session
+    if not sid or event.prompt.lstrip().startswith(TASK_NOTIFICATION):
         return None
     with state.Session(state_dir, sid, now) as st:
-        cfg, root = _settings(st, payload, state_dir)
+        cfg, root = _settings(st, event, state_dir)
         win = state.window(st, "", now)
-        win["prompt_at"], win["prompt_calls"], win["active_s"] = now, 0, 0.0
+        win["prompt_calls"] = 0
         win["prompts"] = win.get("prompts", 0) + 1
-        win["terms"] = drift.terms_of(prompt)
-        win["asked_repeat"] = vestibular.asked_to_repeat(prompt)  # a flag, never the words
         win["actions"] = []  # repeats and cycles count from the person's latest word
         summary.get(st)["prompts"] += 1
-        # The person spoke: what the senses had counted since is no longer the agent's alone.
-        for name in ("vestibular", "chronos", "nociception", "drift"):
-            win.get("senses", {}).pop(name, None)
+        nervous.heard(win, event.prompt, now)
     if not cfg["learning"]["enabled"]:
         return None
     # Outside the session lock: the digest has its own marker and cache.
     return reply("UserPromptSubmit", learning.digest_once(root, sid, state_dir, cfg, now))
 
 
-def on_session_start(payload: dict, state_dir: str, now: float, size: int) -> dict | None:
+def on_session_start(event: Event, state_dir: str, now: float) -> dict | None:
     paths.remember()
     _cap_stderr_log()
-    sid = state.clean_session_id(payload.get("session_id"))
+    sid = event.session
     if sid:
-        root = config.project_root(text(payload, "cwd"))
+        root = config.project_root(event.cwd)
         cfg = config.load(paths.config_dir(), state_dir, root)
         if cfg["learning"]["enabled"]:
             # Sessions of this project that ended without a SessionEnd are evaluated now,
             # before the collection below could remove their state.
             learning.on_session_start(root, sid, state_dir, cfg, now)
     state.collect_garbage(state_dir, now)
-    if sid and text(payload, "source") == "compact":
+    if sid and event.source == "compact":
         with state.Session(state_dir, sid, now) as st:
             note = o2.after_compaction(state.window(st, "", now))
             if note:
@@ -166,19 +158,18 @@ def _cap_stderr_log() -> None:
         pass
 
 
-def on_subagent_stop(payload: dict, state_dir: str, now: float, size: int) -> dict | None:
+def on_subagent_stop(event: Event, state_dir: str, now: float) -> dict | None:
     """A subagent that went in circles is worth telling the main agent (with its next call)."""
-    sid = state.clean_session_id(payload.get("session_id"))
-    agent = text(payload, "agent_id")
+    sid, agent = event.session, event.agent
     if not sid or not agent:
         return None
     with state.Session(state_dir, sid, now) as st:
-        win = st["windows"].get(f"agent:{agent[:64]}")
+        win = st["windows"].get(f"agent:{agent}")
         if not isinstance(win, dict):
             return None
         noci = (win.get("senses") or {}).get("nociception") or {}
         vest = (win.get("senses") or {}).get("vestibular") or {}
-        kind = text(payload, "agent_type") or "subagent"
+        kind = event.agent_type or "subagent"
         if noci.get("level", 0) >= 1:
             _queue(st, f"the {kind} subagent that just finished hit the same error {noci.get('count', 0)} times "
                        "in a row; check its result before relying on it.")
@@ -188,11 +179,11 @@ def on_subagent_stop(payload: dict, state_dir: str, now: float, size: int) -> di
     return None
 
 
-def on_session_end(payload: dict, state_dir: str, now: float, size: int) -> dict | None:
-    sid = state.clean_session_id(payload.get("session_id"))
+def on_session_end(event: Event, state_dir: str, now: float) -> dict | None:
+    sid = event.session
     if sid:
         st = state.read(state_dir, sid) or {}
-        root = st.get("root") if isinstance(st.get("root"), str) else config.project_root(text(payload, "cwd"))
+        root = st.get("root") if isinstance(st.get("root"), str) else config.project_root(event.cwd)
         cfg = config.load(paths.config_dir(), state_dir, root)
         if cfg["learning"]["enabled"]:
             learning.on_session_end(root, sid, state_dir, cfg, now)

@@ -49,19 +49,22 @@ def handle(raw: bytes, state_dir: str, now: float | None = None) -> str:
     """The reply (a JSON text, or '' for silence) to one hook payload."""
     if len(raw) > STDIN_CAP:
         return ""
-    from metacog import events, fastjson
+    import json
+
+    from metacog import events
+    from metacog.event import Event
 
     try:
-        payload = fastjson.loads(raw)
-    except ValueError:
+        payload = json.loads(raw)
+    except (ValueError, RecursionError):  # not JSON, not UTF-8, or nested past any payload's depth
         return ""
     if not isinstance(payload, dict):
         return ""
     handler = events.HANDLERS.get(payload.get("hook_event_name"))
     if handler is None:
         return ""
-    reply = handler(payload, state_dir, time.time() if now is None else now, len(raw))
-    return fastjson.dumps(reply) if reply else ""
+    reply = handler(Event(payload, len(raw)), state_dir, time.time() if now is None else now)
+    return json.dumps(reply) if reply else ""
 
 
 def _log_failure(state_dir: str, exc: BaseException) -> None:

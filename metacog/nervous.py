@@ -6,8 +6,13 @@ Layer 2 (an interrupt) leads with the interrupt and carries the other readings.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from metacog.senses import SENSES
 from metacog.senses.signal import INTERRUPT, Signal
+
+if TYPE_CHECKING:
+    from metacog.event import Event
 
 PREFIX = "metacog: "
 
@@ -15,12 +20,12 @@ PREFIX = "metacog: "
 class Context:
     """What a sense may consult besides its window: settings, the session, the moment."""
 
-    def __init__(self, cfg: dict, state: dict, win: dict, payload: dict, now: float,
+    def __init__(self, cfg: dict, state: dict, win: dict, event: Event, now: float,
                  state_dir: str = "", root: str = "") -> None:
         self.cfg = cfg
         self.state = state
         self.win = win
-        self.payload = payload
+        self.event = event
         self.now = now
         self.state_dir = state_dir
         self.root = root
@@ -59,6 +64,22 @@ def feel(win: dict, action: dict, ctx: Context) -> list[Signal]:
                 signals.append(signal)
                 ctx.fired.append(sense.NAME)
     return signals
+
+
+def heard(win: dict, prompt: str, now: float) -> None:
+    """The person spoke: each sense that keeps one resets what it had counted since."""
+    for sense in SENSES:
+        on_prompt = getattr(sense, "on_prompt", None)
+        if on_prompt is not None:
+            on_prompt(win, prompt, now)
+
+
+def compacted(win: dict) -> None:
+    """The context was compacted: each sense that keeps one forgets what no longer holds."""
+    for sense in SENSES:
+        on_compaction = getattr(sense, "on_compaction", None)
+        if on_compaction is not None:
+            on_compaction(win)
 
 
 def compose(signals: list[Signal]) -> tuple[str, str]:

@@ -9,6 +9,7 @@ Small and bounded: counters, a few maxima, a capped list of lessons.
 from __future__ import annotations
 
 from metacog.action import EDIT_TOOLS, is_code
+from metacog.senses import drift, nociception, vestibular
 
 SCHEMA = 1
 LESSONS_CAP = 20
@@ -75,17 +76,16 @@ def observe(summary: dict, action: dict, win: dict, is_main: bool) -> None:
         summary["searches"] += 1
     elif tool == "Bash":
         summary["bash"] += 1
-    senses = win.get("senses") or {}
-    bump_max(summary, "max_error_streak", (senses.get("nociception") or {}).get("count", 0))
-    vest = senses.get("vestibular") or {}
-    bump_max(summary, "max_file_reads", vest.get("max_reads", 0))
-    if not win.get("asked_repeat"):  # repetition the person asked for is not circling
-        bump_max(summary, "max_repeat", vest.get("repeat", 0))
+    bump_max(summary, "max_error_streak", nociception.streak(win))
+    reads, repeat = vestibular.counts(win)
+    bump_max(summary, "max_file_reads", reads)
+    if not vestibular.asked_repeat(win):  # repetition the person asked for is not circling
+        bump_max(summary, "max_repeat", repeat)
         if tool in SEARCH_TOOLS:
-            bump_max(summary, "max_search_repeat", vest.get("repeat", 0))
+            bump_max(summary, "max_search_repeat", repeat)
     if is_main:
         summary["main_calls"] += 1
-        if win.get("terms") and senses.get("drift", {}).get("on_track"):
+        if drift.following(win):
             summary["tracked_calls"] = summary.get("tracked_calls", 0) + 1
         bump_max(summary, "max_calls_between_prompts", win.get("prompt_calls", 0))
         # Minutes of work as Chronos counts them (idle pauses and subagent time left out).

@@ -110,41 +110,8 @@ def test_disabled_learning_records_nothing(project: str) -> None:
     assert project_records(project) == []
 
 
-# The whole loop through the hook, in-process. `wired` applies the wiring proposed for
-# metacog/events.py; it only adds to a handler that answered nothing, so it stays
-# correct once events.py calls metacog.learning itself.
-@pytest.fixture
-def wired(monkeypatch: pytest.MonkeyPatch) -> None:
-    def settings(payload: dict, sd: str) -> tuple[str, str, dict]:
-        sid = state.clean_session_id(payload.get("session_id"))
-        root = config.project_root(payload.get("cwd") or "")
-        return sid, root, config.load(paths.config_dir(), sd, root)
-
-    def on_start(payload: dict, sd: str, now: float) -> None:
-        sid, root, conf = settings(payload, sd)
-        learning.on_session_start(root, sid, sd, conf, now)
-
-    def on_prompt(payload: dict, sd: str, now: float) -> dict | None:
-        if str(payload.get("prompt", "")).lstrip().startswith(events.TASK_NOTIFICATION):
-            return None
-        sid, root, conf = settings(payload, sd)
-        return events.reply("UserPromptSubmit", learning.digest_once(root, sid, sd, conf, now))
-
-    def on_end(payload: dict, sd: str, now: float) -> None:
-        sid, root, conf = settings(payload, sd)
-        learning.on_session_end(root, sid, sd, conf, now)
-
-    for name, extra in (("SessionStart", on_start), ("UserPromptSubmit", on_prompt), ("SessionEnd", on_end)):
-        original = events.HANDLERS[name]
-
-        def handler(payload: dict, sd: str, now: float, size: int, original=original, extra=extra) -> dict | None:
-            out = original(payload, sd, now, size)
-            return out if out is not None else extra(payload, sd, now)
-
-        monkeypatch.setitem(events.HANDLERS, name, handler)
-
-
-def test_the_loop_through_the_hook(wired: None, project: str) -> None:
+# The whole loop through the hook, in-process: events.py calls metacog.learning itself.
+def test_the_loop_through_the_hook(project: str) -> None:
     def event(name: str, sid: str, **extra: object) -> dict:
         base = captured(name) if name != "SessionEnd" else {"hook_event_name": "SessionEnd", "reason": "other"}
         return {**base, "session_id": sid, "cwd": project, **extra}
@@ -310,7 +277,7 @@ def test_marks_of_every_kind_go_with_their_session(project: str) -> None:
     assert list(marks.iterdir()) == []
 
 
-def test_a_session_quiet_for_hours_then_looping_through_the_hook(wired: None, project: str) -> None:
+def test_a_session_quiet_for_hours_then_looping_through_the_hook(project: str) -> None:
     def event(name: str, sid: str, **extra: object) -> dict:
         base = captured(name) if name != "SessionEnd" else {"hook_event_name": "SessionEnd", "reason": "other"}
         return {**base, "session_id": sid, "cwd": project, **extra}

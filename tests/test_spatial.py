@@ -62,7 +62,7 @@ def ctx_for(base: Path, **spatial_cfg: object) -> SimpleNamespace:
     cfg = {section: dict(values) for section, values in config.DEFAULTS.items()}
     cfg["spatial"].update(spatial_cfg)
     notes: list[dict] = []
-    return SimpleNamespace(cfg=cfg, root=str(base), state_dir=paths.state_dir(), payload={"cwd": str(base)},
+    return SimpleNamespace(cfg=cfg, root=str(base), state_dir=paths.state_dir(), event=SimpleNamespace(cwd=str(base)),
                            notes=notes, note=lambda kind, **fields: notes.append({"kind": kind, **fields}))
 
 

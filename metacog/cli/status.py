@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import time
 
+from metacog.event import Event
 from metacog import config, learning, nervous, paths, state
 from metacog.cli.common import CliError, ago, closest, log_bug, one_line
 from metacog.senses import SENSES
@@ -82,7 +83,7 @@ def readings(st: dict, cfg: dict, state_dir: str, now: float) -> dict[str, str |
     payload = {"session_id": st.get("id", ""), "cwd": st.get("cwd", "")}
     if isinstance(st.get("transcript_path"), str):
         payload["transcript_path"] = st["transcript_path"]
-    ctx = nervous.Context(cfg, st, win, payload, now, state_dir, st.get("root", ""))
+    ctx = nervous.Context(cfg, st, win, Event(payload), now, state_dir, st.get("root", ""))
     out: dict[str, str | None] = {}
     for sense in SENSES:
         if not cfg.get(sense.NAME, {}).get("enabled", True):

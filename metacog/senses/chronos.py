@@ -29,15 +29,12 @@ def feel(win: dict, action: dict, ctx: object) -> Signal | None:
     if action["tool"] in DELEGATING_TOOLS:
         # The gap before a delegating call's hook is mostly the subagent's own work,
         # which is not the main agent grinding; only what lies outside it counts.
-        duration = ctx.payload.get("duration_ms") if isinstance(ctx.payload, dict) else None
-        if isinstance(duration, (int, float)) and duration > 0:
-            gap = max(0.0, gap - duration / 1000)
+        gap = max(0.0, gap - ctx.event.duration_ms / 1000)
     # A pause longer than IDLE_GAP_S is waiting (for the person, a permission), not
     # working: replays showed "1 call and 335 minutes" where the person was away. Of such
     # a pause only the call's own run time counts.
     if gap > IDLE_GAP_S:
-        duration = ctx.payload.get("duration_ms") if isinstance(ctx.payload, dict) else None
-        gap = min(duration / 1000, IDLE_GAP_S) if isinstance(duration, (int, float)) and duration > 0 else 0.0
+        gap = min(ctx.event.duration_ms / 1000, IDLE_GAP_S)
     win["active_s"] = win.get("active_s", 0.0) + gap
     mem["last_ts"] = ctx.now
     calls = win.get("prompt_calls", 0)
@@ -60,3 +57,9 @@ def reading(win: dict, ctx: object) -> str:
     if not calls:
         return ""
     return f"{calls} calls, {elapsed_minutes(win, ctx.now):.0f} min since the person spoke"
+
+
+def on_prompt(win: dict, prompt: str, now: float) -> None:
+    """The person spoke: time and calls count again from now."""
+    win["prompt_at"], win["active_s"] = now, 0.0
+    win.get("senses", {}).pop(NAME, None)

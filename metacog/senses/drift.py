@@ -52,10 +52,10 @@ def terms_of(prompt: str) -> list[str]:
 def feel(win: dict, action: dict, ctx: object) -> Signal | None:
     if not ctx.is_main:
         return None
-    terms = win.get("terms") or []
+    mem = memory(win, NAME)
+    terms = mem.get("terms") or []
     if not terms:
         return None
-    mem = memory(win, NAME)
     target = action["target"].lower()
     if any(term in target for term in terms):
         mem["on_track"] = True
@@ -73,3 +73,14 @@ def feel(win: dict, action: dict, ctx: object) -> Signal | None:
 def reading(win: dict, ctx: object) -> str:
     away = ((win.get("senses") or {}).get(NAME) or {}).get("away", 0)
     return f"{away} actions away from the request's names" if away >= 5 else ""
+
+
+def on_prompt(win: dict, prompt: str, now: float) -> None:
+    """A new request: follow what it names (short terms only, never the prompt itself)."""
+    win.setdefault("senses", {})[NAME] = {"terms": terms_of(prompt)}
+
+
+def following(win: dict) -> bool:
+    """Whether the request named things and the work has touched them."""
+    mem = (win.get("senses") or {}).get(NAME) or {}
+    return bool(mem.get("terms")) and bool(mem.get("on_track"))

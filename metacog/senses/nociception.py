@@ -139,3 +139,14 @@ def reading(win: dict, ctx: Context) -> str:
     mem = (win.get("senses") or {}).get(NAME) or {}
     count = mem.get("count", 0)
     return f"{count} similar errors in a row" if count >= 2 else ""
+
+
+def on_prompt(win: dict, prompt: str, now: float) -> None:
+    """The person spoke: a streak from before is no longer the agent's alone."""
+    win.get("senses", {}).pop(NAME, None)
+
+
+def streak(win: dict) -> int:
+    """How many similar errors in a row now (for the session's summary)."""
+    count = ((win.get("senses") or {}).get(NAME) or {}).get("count", 0)
+    return count if isinstance(count, int) else 0

@@ -67,11 +67,12 @@ def _fill(mem: dict, ctx: object, cfg: dict) -> str:
 
 def after_compaction(win: dict) -> str:
     """What the agent had read most before its memory was compacted (for the next signal)."""
-    reads = ((win.get("senses") or {}).get("vestibular") or {}).get("reads") or {}
-    top = sorted(reads.items(), key=lambda kv: -kv[1][0])[:3]
+    from metacog.senses import vestibular
+
+    top = vestibular.most_read(win, 3)
     if not top:
         return ""
-    files = ", ".join(f"{short(path.rsplit('/', 1)[-1], 40)} ({seen[0]}×)" for path, seen in top)
+    files = ", ".join(f"{short(path.rsplit('/', 1)[-1], 40)} ({seen}×)" for path, seen in top)
     return (f"the context was just compacted. Before it you had read most: {files}. "
             "Re-read only what the next step needs.")
 
@@ -83,3 +84,8 @@ def reading(win: dict, ctx: object) -> str:
         return ""
     window = transcript.context_window(context.get("model", ""), ctx.cfg[NAME]["context_window"])
     return f"context {tokens // 1000}K/{window // 1000}K ({tokens / window:.0%})"
+
+
+def on_compaction(win: dict) -> None:
+    """The real fill starts again from the next response: each level may be said anew."""
+    win.get("senses", {}).get(NAME, {}).pop("fill_level", None)

@@ -34,7 +34,7 @@ def feel(win: dict, action: dict, ctx: object) -> Signal | None:
 
 def _feel(mem: dict, path: str, ctx: object, start: float) -> Signal | None:
     root, state_dir = ctx.root, ctx.state_dir
-    rel = _relative(path, root, ctx.payload.get("cwd") if isinstance(ctx.payload, dict) else "")
+    rel = _relative(path, root, ctx.event.cwd)
     if not rel or not state_dir:
         return None
     from metacog import imports  # only on edits: the hook imports this module on every call

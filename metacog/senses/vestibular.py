@@ -47,7 +47,7 @@ def feel(win: dict, action: dict, ctx: object) -> Signal | None:
         seen[1] = seen[0]
         mem["quiet_until"] = calls + cfg["cooldown_calls"]
         return Signal(NAME, text)
-    if repeat >= cfg["same_action"] and action.get("ok", True) and not win.get("asked_repeat"):
+    if repeat >= cfg["same_action"] and action.get("ok", True) and not mem.get("asked_repeat"):
         if repeat % cfg["same_action"] == 0:
             mem["quiet_until"] = calls + cfg["cooldown_calls"]
             return Signal(NAME, f"{action['tool']} `{short(action['target'])}` {repeat} times in a row with the "
@@ -128,3 +128,30 @@ def reading(win: dict, ctx: object) -> str:
     if mem.get("max_reads", 0) >= 2:
         parts.append(f"most reads of one unchanged file: {mem['max_reads']}")
     return ", ".join(parts)
+
+
+def on_prompt(win: dict, prompt: str, now: float) -> None:
+    """The person spoke: repeats count from their latest word, and some words ask for them."""
+    win.setdefault("senses", {})[NAME] = {"asked_repeat": asked_to_repeat(prompt)}  # a flag, never the words
+
+
+def on_compaction(win: dict) -> None:
+    """Re-reading after a compaction is recovery, not circling."""
+    win.get("senses", {}).get(NAME, {}).pop("reads", None)
+
+
+def asked_repeat(win: dict) -> bool:
+    return bool(((win.get("senses") or {}).get(NAME) or {}).get("asked_repeat"))
+
+
+def counts(win: dict) -> tuple[int, int]:
+    """(most reads of one unchanged file, repeats of the last action), for the summary."""
+    mem = (win.get("senses") or {}).get(NAME) or {}
+    return int(mem.get("max_reads", 0) or 0), int(mem.get("repeat", 0) or 0)
+
+
+def most_read(win: dict, n: int) -> list[tuple[str, int]]:
+    """The n files (and ranges) read most since their last edit, with their counts."""
+    reads = ((win.get("senses") or {}).get(NAME) or {}).get("reads") or {}
+    seen = [(path, v[0]) for path, v in reads.items() if isinstance(v, list) and v and isinstance(v[0], int)]
+    return sorted(seen, key=lambda kv: -kv[1])[:n]

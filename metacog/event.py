@@ -1,0 +1,60 @@
+"""One hook call as metacog reads it: the payload taken apart once, at the boundary.
+
+Claude Code's payload is hostile until cleaned: any field may be missing, of another type,
+or hold a NUL (which makes os calls raise). Each field is read here, tolerantly, into a
+plain value; nothing below metacog.hook digs in the raw dict. A plain class with slots,
+not a dataclass: `dataclasses` imports `inspect`, a cost every direct call would pay.
+"""
+
+from __future__ import annotations
+
+from metacog.state import clean_session_id
+
+# Failures that are the person's doing (a refusal, an interrupt), not the agent's.
+PERSON_REFUSED = ("The user doesn't want to proceed", "[Request interrupted by user")
+
+
+def text(payload: object, key: str) -> str:
+    """A string field, or '' (absent, another type, or holding NUL, which no path or
+    command contains and which makes os calls raise)."""
+    value = payload.get(key) if isinstance(payload, dict) else None
+    return value if isinstance(value, str) and "\x00" not in value else ""
+
+
+def mapping(payload: object, key: str) -> dict:
+    value = payload.get(key) if isinstance(payload, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+class Event:
+    """What one hook call says. `error` is set for PostToolUseFailure only; `interrupted`
+    when the person stopped or refused the call (then it is not the agent's failure)."""
+
+    __slots__ = ("agent", "agent_type", "cwd", "duration_ms", "error", "failed", "interrupted", "name",
+                 "prompt", "response", "session", "size", "source", "tool", "tool_input", "transcript")
+
+    def __init__(self, payload: dict, size: int = 0) -> None:
+        self.name = text(payload, "hook_event_name")
+        self.session = clean_session_id(payload.get("session_id"))
+        self.cwd = text(payload, "cwd")
+        self.transcript = text(payload, "transcript_path")
+        self.tool = text(payload, "tool_name") or "?"
+        self.tool_input = mapping(payload, "tool_input")
+        self.response = payload.get("tool_response")
+        self.failed = self.name == "PostToolUseFailure"
+        error = text(payload, "error")
+        self.interrupted = payload.get("is_interrupt") is True or error.startswith(PERSON_REFUSED)
+        if self.interrupted:
+            self.failed, error = False, ""
+        elif self.failed:
+            error = error or "tool failed"
+        self.error = error
+        self.agent = text(payload, "agent_id")[:64]
+        self.agent_type = text(payload, "agent_type")
+        self.prompt = text(payload, "prompt")
+        self.source = text(payload, "source")
+        duration = payload.get("duration_ms")
+        # Bounded: a hostile 10**400 would overflow float(), infinity would swallow any gap.
+        self.duration_ms = float(duration) if isinstance(duration, (int, float)) and not isinstance(
+            duration, bool) and 0 < duration < 1e12 else 0.0
+        self.size = size
