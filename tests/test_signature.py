@@ -41,21 +41,26 @@ def test_signature_is_short_and_one_line() -> None:
     assert len(sig) <= CAP and "\n" not in sig
 
 
-# --- No `re` on the failure path -------------------------------------------------------
+# --- Imports: `re` and nothing else ------------------------------------------------------
 
-def test_signature_and_kind_import_no_re_nor_enum() -> None:
+def _modules_after(code: str) -> set[str]:
     root = str(Path(__file__).resolve().parents[1])
-    code = (f"import sys; sys.path.insert(0, {root!r})\n"
-            "from metacog.signature import kind, signature\n"
-            "tb = 'Exit code 1\\nTraceback (most recent call last):\\n  File \"/tmp/x/a.py\", line 9, in f\\n"
-            "KeyError: 0x7ffd1234 at 2026-01-01T10:00:00Z after 1.5s'\n"
-            "sig = signature(tb)\n"
-            "assert sig == \"KeyError: <addr> at <time> after <dur> | a.py:9 | exit 1\", sig\n"
-            "assert kind(sig) == 'KeyError: <addr> at <time> after <dur>', kind(sig)\n"
-            "heavy = sorted(m for m in ('re', 'enum', 'json', 'string', 'functools', 'collections') if m in sys.modules)\n"
-            "print(' '.join(heavy))\n")
+    code = f"import sys; sys.path.insert(0, {root!r})\n{code}\nprint(' '.join(sorted(sys.modules)))\n"
     out = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == [], out.stdout
+    return set(out.stdout.split())
+
+
+def test_signature_and_kind_import_nothing_but_re() -> None:
+    # The resident imports `re` once; a direct-path call pays for `re` and for nothing more.
+    used = _modules_after(
+        "from metacog.signature import kind, signature\n"
+        "tb = 'Exit code 1\\nTraceback (most recent call last):\\n  File \"/tmp/x/a.py\", line 9, in f\\n"
+        "KeyError: 0x7ffd1234 at 2026-01-01T10:00:00Z after 1.5s'\n"
+        "sig = signature(tb)\n"
+        "assert sig == \"KeyError: <addr> at <time> after <dur> | a.py:9 | exit 1\", sig\n"
+        "assert kind(sig) == 'KeyError: <addr> at <time> after <dur>', kind(sig)")
+    assert "re" in used
+    assert used - _modules_after("import re") <= {"__future__", "metacog", "metacog.signature"}
 
 
 # --- Properties ----------------------------------------------------------------------------
@@ -357,3 +362,48 @@ def test_known_signatures(err: str, expected: str) -> None:
 ])
 def test_kind_drops_the_place(a: str, b: str, same: bool) -> None:
     assert (kind(signature(a)) == kind(signature(b))) is same
+
+
+# --- Hostile long lines: every pattern stays linear ----------------------------------------
+# No clock here: a pattern that backtracks catastrophically makes these tests hang (a
+# quadratic one: seconds per case), which is how they fail.
+
+_LINE = 20000  # what signature() reads of an error
+
+
+def _fill(head: str, unit: str, tail: str = "") -> str:
+    """head, unit repeated, tail: exactly _LINE characters, so the cap cuts nothing off."""
+    return head + (unit * _LINE)[:_LINE - len(head) - len(tail)] + tail
+
+
+_HOSTILE = [
+    _fill("", "=", "x"), _fill("=" * 9000, "x", "="), _fill("_" * 10000, "-"), _fill("", "1", "x"), _fill("0x", "f", "g"),
+    _fill("", "a", "g"), _fill("", "aaaaaaaa-"), _fill("/tmp/", "1:"), _fill("/tmp/", "10:00:00,"),
+    _fill("/tmp/", "2026-01-01 10:00"), _fill("pid", "=", "1x"), _fill("", "thread "), _fill("", "1."),
+    _fill("10:00:00.", "1", "x"), _fill('  File "', "x"), _fill('  File "', '"'), _fill("Exit code ", "1", "x"),
+    _fill("", "^", "~"), _fill("", "a.", ":1x"), _fill("", "a-"), _fill("", "a/"), _fill("", "/a.py:1x"), _fill("", "x-1"),
+    _fill("a", ":1;"), _fill("", "line 1"), _fill("", "\t\u2028"),
+]
+
+
+@pytest.mark.parametrize("line", _HOSTILE, ids=range(len(_HOSTILE)))
+def test_hostile_lines_give_one_short_line(line: str) -> None:
+    for text in (line, f"Exit code 1\n{line}", f"{line}\n{line}\nerror: {line}", f'  File "{line}", line 1\n{line}'):
+        sig = signature(text)
+        assert sig and len(sig) <= CAP and sig.splitlines() == [sig]
+        assert len(kind(sig)) <= 80 and len(kind(text)) <= 80
+
+
+# One unit, from the pieces above or any text, repeated to a 20,000-character line.
+_REPEATED = st.builds(lambda unit, tail: _fill("", unit, tail),
+                      st.one_of(_PIECES, st.lists(_PIECES, min_size=1, max_size=4).map("".join),
+                                st.text(min_size=1, max_size=8)),
+                      st.text(max_size=4))
+
+
+@settings(max_examples=60, deadline=None)
+@given(_REPEATED)
+def test_random_long_lines_never_raise(line: str) -> None:
+    sig = signature(line)
+    assert sig and len(sig) <= CAP and sig.splitlines() == [sig]
+    assert len(kind(sig)) <= 80 and len(kind(line)) <= 80
