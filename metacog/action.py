@@ -93,9 +93,9 @@ def output_checksum(response: object) -> int:
     prints its pid is the same outcome each time."""
     if not isinstance(response, dict):
         return checksum(response)
-    from metacog.signature import _clean
+    from metacog.signature import clean
 
-    parts = [_clean(text(response, key)[-OUTPUT_KEEP:], OUTPUT_KEEP) for key in ("stdout", "stderr")]
+    parts = [clean(text(response, key)[-OUTPUT_KEEP:]) for key in ("stdout", "stderr")]
     return zlib.crc32("\x00".join(parts).encode("utf-8", "replace"))
 
 

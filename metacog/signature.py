@@ -73,7 +73,7 @@ def _tag(m: re.Match[str]) -> str:
     return f"{m['n']} <n>" if m.lastgroup == "n" else f"<{m.lastgroup}>"
 
 
-def _clean(line: str) -> str:
+def clean(line: str) -> str:
     """The line with what varies between identical failures replaced, whitespace collapsed."""
     return _VOLATILE.sub(_tag, " ".join(line.split()))
 
@@ -95,7 +95,7 @@ def signature(error: str) -> str:
     # it; the first `● Suite › test` line names the failing test.
     bullets = [ln for ln in body if ln.strip().startswith("● ")]
     if bullets:
-        parts = [_clean(ln) for ln in failing_tests[:1] + bullets[:1]]
+        parts = [clean(ln) for ln in failing_tests[:1] + bullets[:1]]
         if code:
             parts.append(f"exit {code}")
         return " | ".join(parts)[:CAP]
@@ -107,10 +107,10 @@ def signature(error: str) -> str:
     if frames:
         # A Python traceback: the exception line and the innermost frame identify it.
         path, lineno = frames[-1].groups()
-        parts = [_clean(body[-1]) if body else "", f"{_clean(path.rsplit('/', 1)[-1])}:{lineno}"]
+        parts = [clean(body[-1]) if body else "", f"{clean(path.rsplit('/', 1)[-1])}:{lineno}"]
     else:
         flagged = [ln for ln in body if _ERROR_WORD.search(ln.lower())]
-        parts = [_clean(ln) for ln in (flagged or body)[:2]]
+        parts = [clean(ln) for ln in (flagged or body)[:2]]
     if code:
         parts.append(f"exit {code}")
     return " | ".join(p for p in parts if p)[:CAP] or "error"

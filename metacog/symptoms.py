@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import zlib
 
-from metacog.signature import _clean, kind
+from metacog.signature import clean, kind
 
 PROBLEMS_CAP = 12  # problems read per failure (felt by the senses, not stored)
 PROBLEM_CAP = 80  # characters per problem
@@ -89,12 +89,12 @@ def problems(error: str) -> list[list]:
             frame = ""
     out: dict[str, list] = {}
     for bare in tests or flagged + placed:  # a tool that did not run at all first
-        clean = _clean(bare, PROBLEM_CAP * 2)
-        sort = clean[:PROBLEM_CAP] if bare.startswith("test ") else kind(clean)[:PROBLEM_CAP].strip(" -:@")
+        said = clean(bare[:PROBLEM_CAP * 4])
+        sort = said[:PROBLEM_CAP] if bare.startswith("test ") else kind(said)[:PROBLEM_CAP].strip(" -:@")
         if sort in out:
             out[sort][2] += 1
         elif len(sort) >= 4 and len(out) < PROBLEMS_CAP and not _BANNER.match(sort):
-            out[sort] = [sort, zlib.crc32(clean.encode()), 1, clean[:PROBLEM_CAP]]
+            out[sort] = [sort, zlib.crc32(said.encode()), 1, said[:PROBLEM_CAP]]
     return list(out.values())
 
 
