@@ -196,6 +196,33 @@ def replay(
 
 
 @app.command()
+def report(
+    paths: Annotated[list[str] | None, typer.Argument(
+        metavar="[PATH]...", help="Transcripts (.jsonl) or folders of them; default: every session under "
+                                  "~/.claude/projects/.", show_default=False)] = None,
+    since: Annotated[str | None, typer.Option("--since", metavar="DATE",
+                                              help="Only sessions written to since DATE (YYYY-MM-DD).")] = None,
+    project: Annotated[str | None, typer.Option("--project", metavar="DIR",
+                                                help="Only sessions that ran in DIR or below it.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print every figure as one JSON object.")] = False,
+    html: Annotated[str | None, typer.Option("--html", metavar="FILE",
+                                             help="Also write one self-contained page with a timeline per session.")]
+    = None,
+) -> None:
+    """What metacog said (or would have said) in your sessions, what loops cost, whether it helped."""
+    from metacog.cli import report as report_mod
+    from metacog.report import terminal
+
+    result = report_mod.run(paths or [], since, project, html)
+    if as_json:
+        emit(result)
+    else:
+        typer.echo(terminal.render(result))
+        if result.get("html"):
+            typer.echo(f"\nPage written to {result['html']}")
+
+
+@app.command()
 def doctor(as_json: Annotated[bool, typer.Option("--json", help="Print the findings as JSON.")] = False) -> None:
     """Check the runtime, hooks, folders, logs, config and stores; say what to do about each problem."""
     from metacog.cli import doctor as doctor_mod
