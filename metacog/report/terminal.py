@@ -46,7 +46,7 @@ def project_name(path: str) -> str:
     return "/".join(parts[-2:]) if len(parts) > 1 else (path or "?")
 
 
-def _loop_row(name: str, row: dict) -> list[str]:
+def loop_row(name: str, row: dict) -> list[str]:
     return [name, f"{row['sessions']:,}", f"{row['calls']:,}", f"{row['episodes']:,}",
             f"{row['loops_per_100_calls']:.2f}", f"{row['loop_calls']:,}", duration(row["loop_seconds"]),
             count(row["loop_tokens"])]
@@ -67,11 +67,11 @@ def render(report: dict) -> str:
         parts += [f"{empty:,} empty"] if empty else []
         lines.append(f"  {', '.join(parts)} (--json lists them)")
     lines += ["", "Loops: stuck episodes, where a loop sense spoke or would have (README: metacog report)"]
-    rows = [_loop_row("all", total)]
+    rows = [loop_row("all", total)]
     projects = list(report["projects"].items())
     if len(projects) > 1:
         ranked = sorted(projects, key=lambda kv: (-kv[1]["loop_calls"], -kv[1]["calls"]))
-        rows += [_loop_row(project_name(name), row) for name, row in ranked[:PROJECTS_SHOWN]]
+        rows += [loop_row(project_name(name), row) for name, row in ranked[:PROJECTS_SHOWN]]
     lines += table(["", "sessions", "calls", "loops", "per 100 calls", "in loops", "time", "tokens"], rows)
     if len(projects) > PROJECTS_SHOWN + 1:
         lines.append(f"  … and {len(projects) - PROJECTS_SHOWN} more projects (--json lists them all)")
@@ -81,14 +81,14 @@ def render(report: dict) -> str:
     for side, name in (("spoke", "metacog spoke"), ("silent", "silent or not installed")):
         row = helped[side]
         rows.append([name, f"{row['episodes']:,}", f"{row['ended']:,}",
-                     _num(row["median_calls_after"]), _num(row["mean_calls_after"])])
+                     num(row["median_calls_after"]), num(row["mean_calls_after"])])
     lines += table(["", "loops", "ended", "median", "mean"], rows)
     lines += textwrap.wrap(helped["verdict"], WIDTH, initial_indent="  ", subsequent_indent="  ")
     lines += ["", "Per sense: how often it spoke, and the agent changed course within 3 calls"]
     said, would = report["per_sense"]["said"], report["per_sense"]["would"]
     names = list(dict.fromkeys([*said, *would]))
-    rows = [[name, _spoke(said.get(name)), _share(said.get(name)), _spoke(would.get(name)),
-             _share(would.get(name))] for name in names]
+    rows = [[name, _spoke(said.get(name)), share(said.get(name)), _spoke(would.get(name)),
+             share(would.get(name))] for name in names]
     if rows:
         lines += table(["", "said", "changed", "would have said", "changed"], rows)
     else:
@@ -96,7 +96,7 @@ def render(report: dict) -> str:
     return "\n".join(lines)
 
 
-def _num(value: float | None) -> str:
+def num(value: float | None) -> str:
     return "-" if value is None else f"{value:g}"
 
 
@@ -104,7 +104,7 @@ def _spoke(row: dict | None) -> str:
     return f"{row['spoke']:,}" if row else "0"
 
 
-def _share(row: dict | None) -> str:
+def share(row: dict | None) -> str:
     if not row or not row["followed"]:
         return "-"
     return f"{row['changed']}/{row['followed']} ({row['changed'] * 100 // row['followed']}%)"
