@@ -19,7 +19,7 @@ import typer
 from typer.core import TyperGroup
 
 import metacog
-from metacog.cli.common import CliError, log_bug, one_line
+from metacog.cli.common import CliError, inside_claude_code, log_bug, one_line
 
 # typer up to 0.1x runs on click; newer releases carry their own copy (typer._click),
 # whose exceptions are other classes: take them from the package TyperGroup is built on.
@@ -49,6 +49,7 @@ def boundary(call: Any, argv: list[str]) -> int:
         return fail(exc.message, exc.code)
     except UsageError as exc:
         where = exc.ctx.command_path if exc.ctx is not None else PROG
+        where = f"/{where}" if inside_claude_code() else where
         return fail(f"{one_line(exc.format_message())} (see `{where} --help`)", EXIT_USAGE)
     except ClickException as exc:
         return fail(one_line(exc.format_message()), exc.exit_code)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from metacog.cli.common import CliError, one_line
+from metacog.cli.common import CliError, command, one_line
 
 
 def files(paths: list[str]) -> list[str]:
@@ -18,7 +18,7 @@ def files(paths: list[str]) -> list[str]:
         if not os.path.exists(root):
             if not paths:
                 raise CliError(f"no Claude Code sessions found: {root} does not exist; pass transcript files "
-                               "or folders, e.g. `metacog report ~/path/to/transcripts`", code=2)
+                               f"or folders, e.g. `{command('report ~/path/to/transcripts')}`", code=2)
             raise CliError(f"no such file or folder: {root}; pass transcripts (.jsonl) or folders holding them",
                            code=2)
     found = list(sources.walk(roots))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from metacog import replay
 from metacog.report import figures, sources
 
 
@@ -21,7 +22,7 @@ def build(files: list[str], since: float | None = None, project: str = "", timel
     def empty() -> None:
         tally.empty += 1
 
-    read = sources.read_all(files, tally.add, tally.skip, empty, sources.settings(), since, project, progress)
+    read = sources.read_all(files, tally.add, tally.skip, empty, replay.global_settings(), since, project, progress)
     report = tally.finish()
     report["files"] = {"listed": len(files), "read": read, "skipped": len(report["skipped"]),
                        "empty": tally.empty}

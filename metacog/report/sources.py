@@ -12,7 +12,6 @@ import sys
 from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 
-from metacog import config, paths
 from metacog import replay as engine
 
 PEEK_BYTES = 256 * 1024  # how far into a transcript its working directory is looked for
@@ -21,18 +20,6 @@ PEEK_BYTES = 256 * 1024  # how far into a transcript its working directory is lo
 def projects_folder() -> str:
     base = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(os.path.expanduser("~"), ".claude")
     return os.path.join(base, "projects")
-
-
-def settings() -> dict:
-    """The person's global settings, read without writing anything (config.load caches into
-    the state dir); each transcript's own project settings are read by the hook in the replay."""
-    values = config.DEFAULTS
-    for path in config.files(paths.config_dir(), ""):
-        try:
-            values = config.merge(values, config.parse_toml(path))
-        except (OSError, ValueError):  # missing or broken: `metacog doctor` names it
-            continue
-    return values
 
 
 def parse_since(text: str) -> float:
