@@ -232,12 +232,13 @@ def _replay(path: str, fh: BinaryIO, size: int, cfg: dict | None,
     by_id: dict[str, int] = {}  # tool_use id -> index in calls, to place what metacog said
     tool_calls = 0
     saved = {k: os.environ.get(k) for k in ("METACOG_HOME",)}
-    with tempfile.TemporaryDirectory(prefix="metacog-replay-") as home:
+    with tempfile.TemporaryDirectory(prefix="metacog-replay-", dir=_memory_dir()) as home, \
+            tempfile.TemporaryDirectory(prefix="metacog-replay-") as copy:
         os.environ["METACOG_HOME"] = home
         try:
             _write_config(os.path.join(home, "config", "config.toml"), {**(cfg or {}), **NO_LEARNING})
             state_dir = os.path.join(home, "state")
-            scratch = os.path.join(home, "transcript.jsonl")
+            scratch = os.path.join(copy, "transcript.jsonl")
             fired: dict = {}  # the senses' counts after the last call: the next call's "before"
             with open(scratch, "wb") as out:
                 for raw, done in _lines(fh, size):
@@ -283,6 +284,15 @@ def _replay(path: str, fh: BinaryIO, size: int, cfg: dict | None,
     return {"file": path, "entries": timeline.entries, "tool_calls": tool_calls, "signals": signals,
             "per_sense": per_sense, "per_100_calls": per_100, "calls": calls, "said": said,
             "prompts": timeline.prompts, "cwd": timeline.cwd, "messages": timeline.messages, "tokens": sum(c["tokens"] for c in calls) + timeline.tokens}
+
+
+def _memory_dir() -> str | None:
+    """A folder in memory for the throwaway home, where there is one (Linux's /dev/shm): the
+    hook renames its session state into place after every call, and on a disk those renames
+    were a fifth of a replay's time (profiled on a generated history). The transcript's copy,
+    as large as the transcript, stays in the ordinary temporary folder."""
+    shm = "/dev/shm"
+    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) else None
 
 
 def _record(calls: list[dict], by_id: dict[str, int], payload: dict, timeline: _Timeline, size: int = 0) -> None:

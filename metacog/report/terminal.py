@@ -63,7 +63,7 @@ def render(report: dict) -> str:
              f"metacog said {total['said']:,}, would have said {total['would_say']:,}"]
     skipped, empty = report["skipped"], report["empty_files"]
     if skipped or empty:
-        parts = [f"{len(skipped):,} unreadable file(s) skipped"] if skipped else []
+        parts = [f"{len(skipped):,} file(s) skipped"] if skipped else []
         parts += [f"{empty:,} empty"] if empty else []
         lines.append(f"  {', '.join(parts)} (--json lists them)")
     lines += ["", "Loops: stuck episodes, where a loop sense spoke or would have (README: metacog report)"]
