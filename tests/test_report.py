@@ -220,3 +220,27 @@ def test_counts_and_durations_read_at_a_glance() -> None:
     assert [terminal.count(n) for n in (999, 12_345, 123_456, 1_234_567, 17_000_000)] == \
         ["999", "12,345", "123K", "1.2M", "17M"]
     assert [terminal.duration(s) for s in (42, 125, 3725)] == ["42s", "2m 05s", "1h 02m"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_among_the_transcripts_is_skipped_not_waited_on(tmp_path: Path) -> None:
+    transcript(tmp_path / "a.jsonl", "PFP")
+    os.mkfifo(tmp_path / "pipe.jsonl")
+    result = cli("report", str(tmp_path), "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["files"]["skipped"] == 1
+    assert result.stderr == f"metacog: skipped {tmp_path / 'pipe.jsonl'}: is a FIFO, not a transcript file; " \
+                            "pass a .jsonl file\n"
+
+
+def test_the_report_writes_nothing_of_the_persons(tmp_path: Path, isolated_home: Path) -> None:
+    """Offline and read-only: metacog's own home stays as it was, and so does the folder read."""
+    folder = tmp_path / "history"
+    folder.mkdir()
+    transcript(folder / "a.jsonl", "PFFFFR", cwd=str(tmp_path / "proj"))
+    (tmp_path / "proj" / ".git").mkdir(parents=True)
+    before = sorted(p.name for p in folder.iterdir())
+    assert report(str(folder))["totals"]["episodes"] == 1
+    assert not isolated_home.exists(), list(isolated_home.rglob("*"))
+    assert sorted(p.name for p in folder.iterdir()) == before
+    assert list((tmp_path / "proj").rglob("*")) == [tmp_path / "proj" / ".git"]
