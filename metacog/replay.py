@@ -283,7 +283,8 @@ def _replay(path: str, fh: BinaryIO, size: int, cfg: dict | None,
     per_100 = {k: round(v * 100 / tool_calls, 2) if tool_calls else 0.0 for k, v in per_sense.items()}
     return {"file": path, "entries": timeline.entries, "tool_calls": tool_calls, "signals": signals,
             "per_sense": per_sense, "per_100_calls": per_100, "calls": calls, "said": said,
-            "prompts": timeline.prompts, "cwd": timeline.cwd, "messages": timeline.messages, "tokens": sum(c["tokens"] for c in calls) + timeline.tokens}
+            "prompts": timeline.prompts, "cwd": timeline.cwd, "messages": timeline.messages,
+            "tokens": sum(c["tokens"] for c in calls) + timeline.tokens}
 
 
 def _memory_dir() -> str | None:

@@ -92,7 +92,8 @@ def render(report: dict) -> str:
              f"metacog said {total['said']:,} thing(s), and would have said {total['would_say']:,} where it was "
              "not active.</p>"]
     if report["skipped"]:
-        items = "".join(f"<li>{html.escape(s['file'])}: {html.escape(s['reason'])}</li>" for s in report["skipped"][:50])
+        items = "".join(f"<li>{html.escape(s['file'])}: {html.escape(s['reason'])}</li>"
+                        for s in report["skipped"][:50])
         parts.append(f"<p>{len(report['skipped'])} file(s) skipped:</p><ul>{items}</ul>")
     header = ["", "sessions", "calls", "loops", "per 100 calls", "calls in loops", "time", "tokens"]
     rows = [loop_row("all", total)] + [loop_row(project_name(k), v) for k, v in report["projects"].items()]

@@ -18,7 +18,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from claude_harness import REPO_ROOT, ClaudeHarness
-from test_commands import runtime_cli
+from test_commands import runtime_cli, slash
 
 pytestmark = pytest.mark.e2e
 
@@ -38,7 +38,7 @@ def kept(line: str) -> bool:
     return (entry.get("attachment") or {}).get("type") not in DROPPED_ATTACHMENTS
 
 
-def test_report_reads_what_metacog_said(metacog_claude: ClaudeHarness) -> None:
+def test_report_reads_what_metacog_said(metacog_claude: ClaudeHarness, monkeypatch: pytest.MonkeyPatch) -> None:
     notes = metacog_claude.project / "notes.txt"
     write = [{"name": "Write", "input": {"file_path": str(notes), "content": "ok\n"}}]
     script = [bash("cat notes.txt")] * 3 + [write, bash("cat notes.txt"), "Done."]
@@ -67,3 +67,8 @@ def test_report_reads_what_metacog_said(metacog_claude: ClaudeHarness) -> None:
     if os.environ.get("E2E_CAPTURE") == "1":
         FIXTURE.write_text("".join(line + "\n" for line in lines if kept(line)))
     assert FIXTURE.exists(), f"{FIXTURE} is missing: run this test with E2E_CAPTURE=1"
+
+    # The same history from inside Claude Code: `/metacog report` reads ~/.claude/projects.
+    text = slash(metacog_claude, "/metacog report", monkeypatch).text(0)
+    assert "metacog report: " in text and "(1 with metacog active)" in text, text[-3000:]
+    assert "metacog said 1," in text and "Traceback" not in text, text[-3000:]
