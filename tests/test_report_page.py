@@ -15,6 +15,7 @@ import signal
 import struct
 import subprocess
 import zlib
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -94,7 +95,10 @@ def test_the_page_draws_every_timeline_in_a_real_browser(tmp_path: Path) -> None
     folder = tmp_path / "history"
     folder.mkdir()
     transcript(folder / "a.jsonl", "PFFFFRP")
-    transcript(folder / "b.jsonl", "PPFPP", cwd="/work/other")
+    later = transcript(tmp_path / "later.jsonl", "PP", cwd="/work/other",
+                       start=datetime(2026, 1, 1, 2, tzinfo=timezone.utc))
+    b = transcript(folder / "b.jsonl", "PPFPP", cwd="/work/other")
+    b.write_text(b.read_text() + later.read_text())  # the person came back two hours later
     shutil.copy(LIVE, folder / "live.jsonl")
     page = tmp_path / "report.html"
     result = cli("report", str(folder), "--html", str(page))
@@ -111,6 +115,7 @@ def test_the_page_draws_every_timeline_in_a_real_browser(tmp_path: Path) -> None
     assert dom.count('class="signal said"') == 1 and dom.count('class="signal would"') >= 1
     assert "<title>nociception: metacog: the same error 3 times in a row" in dom
     assert re.search(r'class="calls-error"[^>]*|d="M[\d.]+ 14v20', dom)
+    assert dom.count('class="pause"') == 1  # b.jsonl's two hours, drawn shorter and marked
 
     shot = tmp_path / "shot.png"
     browse(page, tmp_path, "--window-size=1000,1800", f"--screenshot={shot}")
@@ -118,3 +123,15 @@ def test_the_page_draws_every_timeline_in_a_real_browser(tmp_path: Path) -> None
     assert (width, height) == (1000, 1800)
     red = sum(1 for px in rgb if abs(px[0] - ERROR_RED[0]) < 40 and px[1] < 90 and px[2] < 90)
     assert red > 50, f"no failing call drawn in red ({red} red pixels)"  # the ticks of 5 failures
+
+
+def test_a_missing_browser_fails_where_the_suite_is_required(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    for var in ("METACOG_REQUIRE_E2E", "CI"):
+        monkeypatch.delenv(var, raising=False)
+    with pytest.raises(pytest.skip.Exception, match="no `chromium` on PATH"):
+        chromium()
+    monkeypatch.setenv("METACOG_REQUIRE_E2E", "1")
+    with pytest.raises(pytest.fail.Exception, match="METACOG_REQUIRE_E2E is set and there is no `chromium`"):
+        chromium()
+    assert "apt-get install -y -qq chromium" in (Path(__file__).resolve().parents[1] / ".ci" / "run").read_text()

@@ -29,7 +29,7 @@ svg.timeline{display:block;width:100%;height:46px;background:#fafafa}
 SCRIPT = r"""
 (function () {
   var data = JSON.parse(document.getElementById('report-data').textContent);
-  var NS = 'http://www.w3.org/2000/svg', W = 1000, H = 46;
+  var NS = 'http://www.w3.org/2000/svg', W = 1000, H = 46, PAUSE = 300;
   function el(name, attrs, parent) {
     var node = document.createElementNS(NS, name);
     for (var k in attrs) node.setAttribute(k, attrs[k]);
@@ -40,9 +40,29 @@ SCRIPT = r"""
   data.sessions.forEach(function (s, i) {
     var box = document.getElementById('timeline-' + i);
     if (!box || !s.timeline) return;
-    var t = s.timeline.t, span = Math.max(t.length ? t[t.length - 1] : 0, 1);
-    function x(sec) { return 4 + (W - 8) * sec / span; }
+    var t = s.timeline.t, cuts = [], removed = 0;
+    var seen = t.concat(s.timeline.prompts).sort(function (a, b) { return a - b; });
+    // A pause longer than PAUSE seconds (a night, a meeting) is drawn PAUSE wide, marked.
+    for (var g = 1; g < seen.length; g++) {
+      if (seen[g] - seen[g - 1] > PAUSE) {
+        removed += seen[g] - seen[g - 1] - PAUSE;
+        cuts.push([seen[g - 1], seen[g], removed]);
+      }
+    }
+    function squeeze(sec) {
+      var r = 0;
+      for (var k = 0; k < cuts.length && sec > cuts[k][0] + PAUSE; k++) {
+        r = sec >= cuts[k][1] ? cuts[k][2] : (k ? cuts[k - 1][2] : 0) + sec - cuts[k][0] - PAUSE;
+      }
+      return sec - r;
+    }
+    var span = Math.max(seen.length ? squeeze(seen[seen.length - 1]) : 0, 1);
+    function x(sec) { return 4 + (W - 8) * Math.min(squeeze(sec), span) / span; }
     var svg = el('svg', {viewBox: '0 0 ' + W + ' ' + H, preserveAspectRatio: 'none', 'class': 'timeline'}, null);
+    cuts.forEach(function (c) {
+      var mid = x(c[0] + PAUSE / 2);
+      el('path', {d: 'M' + mid.toFixed(1) + ' 0v46', stroke: '#999', 'stroke-dasharray': '2 3', 'class': 'pause'}, svg);
+    });
     var ok = '', bad = '';
     for (var c = 0; c < t.length; c++) {
       var px = x(t[c]).toFixed(1);
@@ -112,7 +132,8 @@ def render(report: dict) -> str:
               _table(["", "said", "changed course", "would have said", "changed course"], rows)]
     parts.append('<h2>Sessions</h2><p class="legend"><span class="ok">| call</span><span class="err">| error</span>'
                  '<span class="said">● metacog said</span><span class="would">● would have said</span>'
-                 '<span class="loop">▮ loop</span><span class="prompt">| the person spoke</span></p>')
+                 '<span class="loop">▮ loop</span><span class="prompt">| the person spoke</span>'
+                 '<span class="ok">┆ a pause over 5 minutes, drawn shorter</span></p>')
     for i, s in enumerate(sessions):
         parts.append(
             f'<div class="session"><div><b>{html.escape(project_name(s["project"]))}</b> '
