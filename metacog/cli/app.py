@@ -112,7 +112,7 @@ def status(
                                                    help="A session id (or a unique prefix of one).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """The current session's readings per sense, and the learned rules with their evidence."""
+    """This project, its latest session's readings per sense, and its learned rules with their evidence."""
     from metacog.cli import status as status_mod
 
     report = status_mod.collect(os.getcwd(), session)
@@ -199,7 +199,7 @@ def replay(
 @app.command()
 def report(
     paths: Annotated[list[str] | None, typer.Argument(
-        metavar="[PATH]...", help="Transcripts (.jsonl) or folders of them; default: every session under "
+        metavar="PATH", help="Transcripts (.jsonl) or folders of them; default: every session under "
                                   "~/.claude/projects/.", show_default=False)] = None,
     since: Annotated[str | None, typer.Option("--since", metavar="DATE",
                                               help="Only sessions written to since DATE (YYYY-MM-DD).")] = None,
