@@ -5,8 +5,17 @@ have sent (PostToolUse, or PostToolUseFailure for an error), each person's promp
 UserPromptSubmit, all through `metacog.hook.handle` with the transcript's own
 timestamps. The transcript is re-written progressively into a scratch file that the
 hook reads as its `transcript_path`, so context usage and refused calls (which fire
-no hook: FACTS.md) reach the senses exactly as they would live. State goes to a
-temporary METACOG_HOME; nothing of the person's is touched.
+no hook: FACTS.md) reach the senses exactly as they would live.
+
+State, learned rules and config all go to a temporary METACOG_HOME, and learning is
+off: the senses run as they would have in that session, never with the rules the
+person's stores hold today (the digest of a project's learnings file would otherwise
+arrive at the first prompt, a note the session never heard).
+
+Besides what metacog would have said, the same pass records each call (time, tool,
+normalized target, ok, error signature, the tokens of the responses before it) and
+what metacog did say when it was active: Claude Code writes each hook context that
+reached the model as an `attachment` line of type `hook_additional_context`.
 """
 
 from __future__ import annotations
@@ -19,12 +28,15 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import BinaryIO
 
+from metacog import action as actions
 from metacog import hook, state
 from metacog.senses import SENSES
-from metacog.transcript import content_text
+from metacog.transcript import content_text, usage_tokens
 
 REFUSED = "<tool_use_error>"
 MAX_BYTES = 512 * 1024 * 1024  # long transcripts reach tens of MB; a larger file is refused, not read
+SAID_PREFIX = "metacog:"
+NO_LEARNING = {"learning": {"enabled": False}}
 
 
 class Unreadable(ValueError):
@@ -65,6 +77,13 @@ class _Timeline:
         self.calls: dict[str, dict] = {}
         self.clock = 0.0
         self.entries = 0  # lines that are transcript entries (a JSON object with a "type")
+        self.tokens = 0  # of the responses since the last tool result
+        self.response = ""  # the latest response's message id: one response spans several lines
+        self.said: list[dict] = []  # metacog's hook contexts seen since drained
+        self.refused: list[dict] = []  # calls refused before running, since drained
+        self.prompts: list[float] = []  # when the person spoke
+        self.cwd = ""  # the first working directory the transcript names: its project
+        self.messages = 0  # user and assistant lines: a transcript has some, other JSONL files none
 
     def feed(self, line: str) -> list[dict]:
         """The payloads the hook gets once `line` is in the transcript."""
@@ -76,7 +95,10 @@ class _Timeline:
             return []
         if isinstance(entry.get("type"), str) and entry["type"]:
             self.entries += 1
+            self.messages += entry["type"] in ("user", "assistant")
         calls = self.calls
+        if not self.cwd and isinstance(entry.get("cwd"), str):
+            self.cwd = entry["cwd"]
         self.clock = clock = _epoch(entry.get("timestamp"), self.clock)
         out: list[dict] = []
         base = {"session_id": "replay", "transcript_path": "", "cwd": entry.get("cwd") or "",
@@ -84,13 +106,17 @@ class _Timeline:
         message = entry.get("message") if isinstance(entry.get("message"), dict) else {}
         agent = {"agent_id": "sidechain", "agent_type": "subagent"} if entry.get("isSidechain") else {}
         content = message.get("content") if isinstance(message.get("content"), list) else []
-        if entry.get("type") == "assistant":
+        if entry.get("type") == "attachment":
+            self._attachment(entry.get("attachment"), clock)
+        elif entry.get("type") == "assistant":
+            self._usage(message)
             for block in content:
                 if isinstance(block, dict) and block.get("type") == "tool_use":
                     calls[str(block.get("id"))] = block
         elif entry.get("type") == "user":
             prompt = _prompt(entry)
             if prompt is not None and not agent:
+                self.prompts.append(clock)
                 return [{**base, "hook_event_name": "UserPromptSubmit", "prompt": prompt}]
             for block in content:
                 if not (isinstance(block, dict) and block.get("type") == "tool_result"):
@@ -98,7 +124,11 @@ class _Timeline:
                 call = calls.pop(str(block.get("tool_use_id")), None) or {}
                 result = content_text(block.get("content"), "\n")
                 if block.get("is_error") and result.lstrip().startswith(REFUSED):
-                    continue  # refused before running: no hook, the transcript tells the hook
+                    # Refused before running: no hook, the transcript tells the hook.
+                    self.refused.append({**base, **agent, "tool_name": call.get("name", "?"),
+                                         "tool_input": call.get("input") if isinstance(call.get("input"), dict)
+                                         else {}, "error": result, "tool_use_id": block.get("tool_use_id")})
+                    continue
                 payload = {**base, **agent, "tool_name": call.get("name", "?"),
                            "tool_input": call.get("input") if isinstance(call.get("input"), dict) else {},
                            "tool_use_id": block.get("tool_use_id")}
@@ -111,6 +141,25 @@ class _Timeline:
                                    tool_response=structured if isinstance(structured, dict) else {"output": result})
                 out.append(payload)
         return out
+
+    def _usage(self, message: dict) -> None:
+        mid = message.get("id")
+        if isinstance(mid, str) and mid == self.response:
+            return
+        self.response = mid if isinstance(mid, str) else ""
+        usage = message.get("usage")
+        output = usage.get("output_tokens") if isinstance(usage, dict) else 0
+        self.tokens += usage_tokens(usage) + (output if isinstance(output, int) and output > 0 else 0)
+
+    def _attachment(self, attachment: object, clock: float) -> None:
+        if not isinstance(attachment, dict) or attachment.get("type") != "hook_additional_context":
+            return
+        content = attachment.get("content")
+        texts = content if isinstance(content, list) else [content]
+        for text in texts:
+            if isinstance(text, str) and text.startswith(SAID_PREFIX):
+                self.said.append({"t": clock, "event": str(attachment.get("hookEvent") or ""),
+                                  "tool_use_id": str(attachment.get("toolUseID") or ""), "text": text})
 
 
 def open_transcript(path: str) -> tuple[BinaryIO, int]:
@@ -178,35 +227,47 @@ def _replay(path: str, fh: BinaryIO, size: int, cfg: dict | None,
             progress: Callable[[int, int], None] | None) -> dict:
     timeline = _Timeline()
     signals: list[dict] = []
+    calls: list[dict] = []
+    said: list[dict] = []
+    by_id: dict[str, int] = {}  # tool_use id -> index in calls, to place what metacog said
     tool_calls = 0
     saved = {k: os.environ.get(k) for k in ("METACOG_HOME",)}
-    with tempfile.TemporaryDirectory(prefix="metacog-replay-") as home:
+    with tempfile.TemporaryDirectory(prefix="metacog-replay-", dir=_memory_dir()) as home, \
+            tempfile.TemporaryDirectory(prefix="metacog-replay-") as copy:
         os.environ["METACOG_HOME"] = home
         try:
-            if cfg:
-                _write_config(os.path.join(home, "config", "config.toml"), cfg)
+            _write_config(os.path.join(home, "config", "config.toml"), {**(cfg or {}), **NO_LEARNING})
             state_dir = os.path.join(home, "state")
-            scratch = os.path.join(home, "transcript.jsonl")
+            scratch = os.path.join(copy, "transcript.jsonl")
+            fired: dict = {}  # the senses' counts after the last call: the next call's "before"
             with open(scratch, "wb") as out:
                 for raw, done in _lines(fh, size):
                     out.write(raw)
                     payloads = timeline.feed(raw.decode("utf-8", "replace"))
+                    for refused in timeline.refused:
+                        _record(calls, by_id, refused, timeline)
+                    timeline.refused.clear()
                     if payloads:
                         out.flush()  # the hook reads the transcript up to this line
                     for payload in payloads:
                         payload["transcript_path"] = scratch
                         now = payload.pop("_ts")
-                        before = _fired(state_dir)
-                        reply = hook.handle(json.dumps(payload).encode(), state_dir=state_dir, now=now)
+                        raw_payload = json.dumps(payload).encode()
+                        reply = hook.handle(raw_payload, state_dir=state_dir, now=now)
                         if payload["hook_event_name"].startswith("PostToolUse"):
                             tool_calls += 1
+                            _record(calls, by_id, {**payload, "_ts": now}, timeline, len(raw_payload))
                         if reply:
-                            fired = _fired(state_dir)
+                            before, fired = fired, _fired(state_dir)
                             senses = [s for s in fired if fired[s] > before.get(s, 0)] or ["note"]
                             body = json.loads(reply)
                             text = (body.get("hookSpecificOutput") or {}).get("additionalContext", "")
                             signals.append({"call": tool_calls, "sense": "+".join(senses), "text": text,
-                                            "person": body.get("systemMessage", "")})
+                                            "person": body.get("systemMessage", ""), "at": len(calls) - 1,
+                                            "t": now})
+                    for item in timeline.said:
+                        said.append({**item, "at": by_id.get(item["tool_use_id"], len(calls) - 1)})
+                    timeline.said.clear()
                     if progress and payloads:
                         progress(done, size)
         finally:
@@ -221,12 +282,60 @@ def _replay(path: str, fh: BinaryIO, size: int, cfg: dict | None,
             per_sense[sense] = per_sense.get(sense, 0) + 1
     per_100 = {k: round(v * 100 / tool_calls, 2) if tool_calls else 0.0 for k, v in per_sense.items()}
     return {"file": path, "entries": timeline.entries, "tool_calls": tool_calls, "signals": signals,
-            "per_sense": per_sense, "per_100_calls": per_100}
+            "per_sense": per_sense, "per_100_calls": per_100, "calls": calls, "said": said,
+            "prompts": timeline.prompts, "cwd": timeline.cwd, "messages": timeline.messages,
+            "tokens": sum(c["tokens"] for c in calls) + timeline.tokens}
+
+
+def _memory_dir() -> str | None:
+    """A folder in memory for the throwaway home, where there is one (Linux's /dev/shm): the
+    hook renames its session state into place after every call, and on a disk those renames
+    were a fifth of a replay's time (profiled on a generated history). The transcript's copy,
+    as large as the transcript, stays in the ordinary temporary folder."""
+    shm = "/dev/shm"
+    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) else None
+
+
+def _record(calls: list[dict], by_id: dict[str, int], payload: dict, timeline: _Timeline, size: int = 0) -> None:
+    """One call as the senses saw it: the hook's own action record, and the tokens of the
+    responses since the previous call (the response that made this call among them)."""
+    now = payload["_ts"]
+    if payload.get("hook_event_name"):
+        act = actions.from_tool_event(payload, now, size)
+    else:  # refused: no hook fired; the hook builds these from the transcript, in the main window
+        name = payload.get("tool_name") or "?"
+        tool_input = payload.get("tool_input") or {}
+        act = actions.make(name, actions.target_of(name, tool_input, payload.get("cwd") or ""),
+                           payload.get("error") or "refused", 0, 0, now)
+        act["refused"] = True
+    act.pop("result", None)
+    act.pop("size", None)
+    act.pop("path", None)
+    act["tokens"], timeline.tokens = timeline.tokens, 0
+    call_id = payload.get("tool_use_id")
+    if isinstance(call_id, str):
+        by_id[call_id] = len(calls)
+    calls.append(act)
 
 
 def _fired(state_dir: str) -> dict:
     st = state.read(state_dir, "replay") or {}
     return dict((st.get("summary") or {}).get("fired") or {})
+
+
+def global_settings() -> dict:
+    """The person's global settings, read without writing anything (config.load caches into
+    the state dir). A transcript's own project settings are the hook's to read, from its cwd:
+    the folder the replay runs in is not that session's project."""
+    from metacog import config, paths
+
+    values = config.DEFAULTS
+    for path in config.files(paths.config_dir(), ""):
+        try:
+            values = config.merge(values, config.parse_toml(path))
+        except (OSError, ValueError):  # missing or broken: `metacog doctor` names it
+            continue
+    return values
 
 
 def _write_config(path: str, cfg: dict) -> None:

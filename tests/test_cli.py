@@ -143,7 +143,7 @@ def test_the_hook_never_imports_the_cli(child_env: dict[str, str]) -> None:
 def test_status_without_any_session(project: Path) -> None:
     result = cli("status")
     assert result.exit_code == 0
-    assert result.stdout.startswith("No session recorded yet")
+    assert result.stdout.startswith(f"Project {project}\nNo session recorded yet")
     assert result.stdout.rstrip().endswith("Rules: none learned yet")
     report = json.loads(cli("status", "--json").stdout)
     assert report["session"] is None and report["rules"] == [] and report["unread_stores"] == []
@@ -172,9 +172,10 @@ def test_status_reports_the_session_and_each_sense(project: Path) -> None:
         "suppressions": 1, "confidence": pytest.approx(5 / 7, abs=1e-4), "last_active": held["at"]}
 
     text = cli("status").stdout
-    assert "Session sess-a in " in text and "3 tool calls, 3 errors" in text
+    assert f"Project {project}\nSession sess-a (this project's latest), updated" in text
+    assert "3 tool calls, 3 errors" in text
     assert "nociception" in text and "3 similar errors in a row" in text
-    shown = "error-loop  [project]  confidence 0.71  4 detections, 1 suppression  last active 3 days ago"
+    shown = "error-loop  [project]  confidence 0.71  seen 4×, held 1×  last active 3 days ago"
     assert f"Rules (1)\n  {shown}\n" in text
     assert f"      {RULES['error-loop']}" in text
 
@@ -191,7 +192,7 @@ def test_status_shows_this_projects_rules_and_the_global_ones(project: Path, tmp
     os.chdir(third)
     [there] = json.loads(cli("status", "--json").stdout)["rules"]
     assert (there["id"], there["scope"], there["detections"]) == ("error-loop", "global", 3)
-    assert "error-loop  [global]  confidence 0.60  3 detections, 0 suppressions" in cli("status").stdout
+    assert "error-loop  [global]  confidence 0.60  seen 3×, held 0×" in cli("status").stdout
 
 
 def test_status_prefers_this_projects_latest_session(project: Path, tmp_path: Path) -> None:
@@ -203,12 +204,36 @@ def test_status_prefers_this_projects_latest_session(project: Path, tmp_path: Pa
     assert json.loads(cli("status", "--json").stdout)["session"]["id"] == "ours-new"
 
 
-def test_status_falls_back_to_the_latest_session_anywhere(project: Path, tmp_path: Path) -> None:
+def test_status_names_the_latest_session_elsewhere_but_shows_this_project(project: Path, tmp_path: Path) -> None:
+    """Run from a folder without sessions (/tmp), status once showed another project's session
+    beside this folder's "no rules learned yet": one project throughout, the other one named."""
     other = tmp_path / "elsewhere"
     other.mkdir()
     fail_in(other, 1, "older", now=1000)
     fail_in(other, 1, "newer", now=2000)
-    assert json.loads(cli("status", "--json").stdout)["session"]["id"] == "newer"
+    report = json.loads(cli("status", "--json").stdout)
+    assert (report["project"], report["session"], report["chosen"]) == (str(project), None, "elsewhere")
+    assert report["latest_elsewhere"]["id"] == "newer" and report["latest_elsewhere"]["root"] == str(other)
+    lines = cli("status").stdout.splitlines()
+    assert lines[0] == f"Project {project}"
+    assert lines[1].startswith(f"No session of this project recorded yet; the latest, newer, ran in {other} (")
+    assert lines[1].endswith("`metacog status --session newer` shows it)")
+
+
+def test_status_skips_the_empty_session_a_slash_command_opens(project: Path, monkeypatch) -> None:
+    """`/metacog status` as a session's first prompt makes that session the newest, with no
+    call: the person means the one before. Inside Claude Code, hints name the slash command."""
+    fail_in(project, 2, "worked", now=time.time() - 120)
+    send(captured("UserPromptSubmit", session_id="just-opened", cwd=str(project), prompt="/metacog status"))
+    assert json.loads(cli("status", "--json").stdout)["session"]["id"] == "worked"
+    monkeypatch.setenv("CLAUDE_PLUGIN_ROOT", "/plugin")
+    monkeypatch.setenv("CLAUDE_PLUGIN_DATA", "/plugin-data")
+    line = one_line_error(cli("status", "--session", "nope"), code=2)
+    assert "(`/metacog status` alone shows this project's latest)" in line
+    line = one_line_error(cli("status", "--bogus"), code=2)
+    assert "(see `/metacog status --help`)" in line
+    line = one_line_error(cli("forget", "zzz"), code=2)
+    assert line == "metacog: unknown rule 'zzz' (`/metacog status` lists the rules learned)"
 
 
 def test_status_of_a_named_session_or_a_unique_prefix(project: Path) -> None:
@@ -360,7 +385,7 @@ def test_forget_with_no_evidence_in_that_scope(project: Path) -> None:
 
 def test_forget_an_unknown_rule_names_the_closest(project: Path) -> None:
     learn_error_loop(project, 1)
-    line = one_line_error(cli("forget", "error-lop"), code=1)
+    line = one_line_error(cli("forget", "error-lop"), code=2)
     assert line == ("metacog: unknown rule 'error-lop'; closest: error-loop "
                     "(`metacog status` lists the rules learned)")
     line = one_line_error(cli("forget", "zzz"))

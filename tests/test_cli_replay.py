@@ -232,3 +232,34 @@ def test_a_deeply_nested_line_is_skipped_like_any_bad_line(tmp_path) -> None:
     path = tmp_path / "deep.jsonl"
     path.write_text('{"a":' * 100_000 + "1" + "}" * 100_000 + "\n")
     assert replay(str(path))["tool_calls"] == 0
+
+
+def test_replay_never_hears_the_rules_learned_since(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A replay runs the senses as of that session: today's learned rules (the project's
+    learnings file, the global store) stay out, and nothing is written to them."""
+    import learningtest
+    from learningtest import DAY, LOOP, project_records
+
+    from metacog import learning
+
+    root = learningtest.git_project(tmp_path, "proj")
+    t0 = datetime(2026, 11, 29, tzinfo=timezone.utc).timestamp() - 10 * DAY  # days before its prompt
+    for n in range(4):  # an error loop per session until the digest carries the rule
+        learningtest.session(root, f"s{n}", t0 + n * DAY, LOOP)
+        if learning.digest_once(root, f"probe{n}", learningtest.state_dir(), learningtest.cfg(), t0 + 5 * DAY):
+            break
+    else:
+        pytest.fail("no rule was learned to leave out")
+    path = looping_transcript(tmp_path / "t.jsonl", 3)
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    path.write_text("".join(json.dumps({**entry, "cwd": root}) + "\n" for entry in lines))
+    stored = project_records(root)
+
+    heard = [s["text"] for s in metacog.replay.replay(str(path))["signals"]]
+    assert not [t for t in heard if "lessons from earlier sessions" in t], heard
+    assert heard and all("same error" in t for t in heard), heard
+    assert project_records(root) == stored
+    # The same replay with learning left on hears today's digest: what the default prevents.
+    monkeypatch.setattr(metacog.replay, "NO_LEARNING", {})
+    heard = [s["text"] for s in metacog.replay.replay(str(path))["signals"]]
+    assert [t for t in heard if "lessons from earlier sessions" in t], heard

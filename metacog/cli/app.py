@@ -19,7 +19,7 @@ import typer
 from typer.core import TyperGroup
 
 import metacog
-from metacog.cli.common import CliError, log_bug, one_line
+from metacog.cli.common import CliError, inside_claude_code, log_bug, one_line
 
 # typer up to 0.1x runs on click; newer releases carry their own copy (typer._click),
 # whose exceptions are other classes: take them from the package TyperGroup is built on.
@@ -49,6 +49,7 @@ def boundary(call: Any, argv: list[str]) -> int:
         return fail(exc.message, exc.code)
     except UsageError as exc:
         where = exc.ctx.command_path if exc.ctx is not None else PROG
+        where = f"/{where}" if inside_claude_code() else where
         return fail(f"{one_line(exc.format_message())} (see `{where} --help`)", EXIT_USAGE)
     except ClickException as exc:
         return fail(one_line(exc.format_message()), exc.exit_code)
@@ -111,7 +112,7 @@ def status(
                                                    help="A session id (or a unique prefix of one).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """The current session's readings per sense, and the learned rules with their evidence."""
+    """This project, its latest session's readings per sense, and its learned rules with their evidence."""
     from metacog.cli import status as status_mod
 
     report = status_mod.collect(os.getcwd(), session)
@@ -193,6 +194,33 @@ def replay(
         emit(result)
     else:
         typer.echo(replay_mod.render(result))
+
+
+@app.command()
+def report(
+    paths: Annotated[list[str] | None, typer.Argument(
+        metavar="PATH", help="Transcripts (.jsonl) or folders of them; default: every session under "
+                                  "~/.claude/projects/.", show_default=False)] = None,
+    since: Annotated[str | None, typer.Option("--since", metavar="DATE",
+                                              help="Only sessions written to since DATE (YYYY-MM-DD).")] = None,
+    project: Annotated[str | None, typer.Option("--project", metavar="DIR",
+                                                help="Only sessions that ran in DIR or below it.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print every figure as one JSON object.")] = False,
+    html: Annotated[str | None, typer.Option("--html", metavar="FILE",
+                                             help="Also write one self-contained page with a timeline per session.")]
+    = None,
+) -> None:
+    """What metacog said (or would have said) in your sessions, what loops cost, whether it helped."""
+    from metacog.cli import report as report_mod
+    from metacog.report import terminal
+
+    result = report_mod.run(paths or [], since, project, html)
+    if as_json:
+        emit(result)
+    else:
+        typer.echo(terminal.render(result))
+        if result.get("html"):
+            typer.echo(f"\nPage written to {result['html']}")
 
 
 @app.command()

@@ -19,6 +19,17 @@ class CliError(Exception):
         self.code = code
 
 
+def inside_claude_code() -> bool:
+    """Whether the person runs this as the /metacog slash command: hooks/cli.sh, its
+    launcher, sets both variables, which a terminal has no reason to hold."""
+    return bool(os.environ.get("CLAUDE_PLUGIN_ROOT") and os.environ.get("CLAUDE_PLUGIN_DATA"))
+
+
+def command(words: str) -> str:
+    """`metacog WORDS` as the person runs it where they are: `/metacog WORDS` inside Claude Code."""
+    return f"{'/' if inside_claude_code() else ''}metacog {words}".rstrip()
+
+
 def closest(word: str, choices: list[str], n: int = 3) -> list[str]:
     """The choices nearest to `word`: close spellings first, then ones that contain it."""
     found = difflib.get_close_matches(word, choices, n=n, cutoff=0.5)

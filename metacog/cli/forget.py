@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from metacog import config, learning
-from metacog.cli.common import CliError
+from metacog.cli.common import CliError, command
 
 
 def forget(rule_id: str, cwd: str | None = None, scope: str | None = None) -> str:
@@ -14,17 +14,18 @@ def forget(rule_id: str, cwd: str | None = None, scope: str | None = None) -> st
         raise CliError(f"unknown scope {scope!r}: use --scope project or --scope global", code=2)
     rule_id = rule_id.strip()
     if not rule_id:
-        raise CliError("name the rule to forget: `metacog status` lists their ids", code=2)
+        raise CliError(f"name the rule to forget: `{command('status')}` lists their ids", code=2)
     root = config.project_root(cwd or os.getcwd())
     try:
         erased = learning.forget(rule_id, root, scope)
     except learning.UnknownRule as exc:
         hint = f"; closest: {', '.join(exc.closest)}" if exc.closest else ""
-        raise CliError(f"unknown rule {rule_id!r}{hint} (`metacog status` lists the rules learned)") from None
+        raise CliError(f"unknown rule {rule_id!r}{hint} (`{command('status')}` lists the rules learned)",
+                       code=2) from None
     if not erased:
         where = f"the {scope} store" if scope else "any store"
         raise CliError(f"rule {rule_id!r} has no evidence in {where}; nothing was changed "
-                       "(`metacog status` lists the rules learned)")
+                       f"(`{command('status')}` lists the rules learned)", code=2)
     where = f"the {scope} store" if scope else "this project's and the global store"
     records = "record" if erased == 1 else "records"
     return (f"Forgot {rule_id}: {erased} {records} of evidence erased from {where}. "

@@ -7,7 +7,6 @@ import stat
 import sys
 from collections.abc import Callable
 
-from metacog import config, paths
 from metacog import replay as engine
 from metacog.cli.common import CliError, one_line
 
@@ -37,16 +36,14 @@ def check_file(path: str) -> None:
 
 def replay(path: str, progress: Callable[[int, int], None] | None = None) -> dict:
     check_file(path)
-    root = config.project_root(os.getcwd())
-    cfg = config.load(paths.config_dir(), paths.state_dir(), root)
     try:
-        result = engine.replay(path, cfg, progress)
+        result = engine.replay(path, engine.global_settings(), progress)
     except (OSError, UnicodeError) as exc:
-        raise CliError(f"cannot read {path}: {one_line(getattr(exc, 'strerror', None) or exc)}") from None
+        raise CliError(f"cannot read {path}: {one_line(getattr(exc, 'strerror', None) or exc)}", code=2) from None
     except engine.Unreadable as exc:  # the file changed since check_file
         raise CliError(one_line(exc), code=2) from None
     except ValueError as exc:
-        raise CliError(f"{path} is not a Claude Code transcript ({one_line(exc, 160)})") from None
+        raise CliError(f"{path} is not a Claude Code transcript ({one_line(exc, 160)})", code=2) from None
     if not result["entries"]:
         # The engine skips every line it cannot use, so any file "replays" to nothing.
         raise CliError(f"{path} is not a Claude Code transcript: no line of it is a JSON object with a "

@@ -7,7 +7,7 @@ import time
 
 from metacog.event import Event
 from metacog import config, learning, nervous, paths, state
-from metacog.cli.common import CliError, ago, closest, log_bug, one_line
+from metacog.cli.common import CliError, ago, closest, command, log_bug, one_line
 from metacog.senses import SENSES
 
 RULE_FIELDS = ("id", "lesson", "scope", "detections", "suppressions", "confidence", "last_active")
@@ -33,18 +33,30 @@ def session_files(state_dir: str) -> list[tuple[float, str]]:
     return found
 
 
-def find_session(state_dir: str, cwd: str, wanted: str | None = None) -> dict | None:
-    """The session to report on: `wanted` (an id or a unique prefix of one), else the
-    most recently updated session of this project, else the most recent of any."""
+def find_session(state_dir: str, cwd: str, wanted: str | None = None) -> tuple[dict | None, str]:
+    """The session to report on, and how it was chosen: `wanted` (an id or a unique prefix
+    of one: "named"), else this project's latest session that made a tool call ("latest";
+    `/metacog status` as a session's first prompt makes that session, empty, the newest),
+    else this project's latest ("latest"). With none of this project: the latest of any
+    project, "elsewhere", which status names but does not show as this project's."""
     files = session_files(state_dir)
     if wanted is not None:
-        return _named_session(state_dir, wanted, [sid for _, sid in files])
+        return _named_session(state_dir, wanted, [sid for _, sid in files]), "named"
     root = config.project_root(cwd)
     states = [st for _, sid in files[:SCAN_CAP] if _usable(st := state.read(state_dir, sid))]
     if not states:
-        return None
+        return None, ""
     ours = [st for st in states if st.get("root") == root]
-    return max(ours or states, key=_updated)
+    if ours:
+        worked = [st for st in ours if _calls(st)]
+        return max(worked or ours, key=_updated), "latest"
+    worked = [st for st in states if _calls(st)]
+    return max(worked or states, key=_updated), "elsewhere"
+
+
+def _calls(st: dict) -> int:
+    value = st.get("calls")
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _updated(st: dict) -> float:
@@ -66,11 +78,12 @@ def _named_session(state_dir: str, wanted: str, ids: list[str]) -> dict:
     if _usable(st):
         return st
     if not ids:
-        raise CliError(f"no session {wanted!r}: no session has been recorded yet "
-                       f"(in {state.sessions_dir(state_dir)})")
+            raise CliError(f"no session {wanted!r}: no session has been recorded yet "
+                       f"(in {state.sessions_dir(state_dir)})", code=2)
     near = closest(wanted, ids)
     hint = f"closest: {', '.join(near)}" if near else f"most recent: {', '.join(ids[:3])}"
-    raise CliError(f"no session {wanted!r}; {hint} (`metacog status` alone shows the current one)")
+    raise CliError(f"no session {wanted!r}; {hint} (`{command('status')}` alone shows this project's latest)",
+                   code=2)
 
 
 def readings(st: dict, cfg: dict, state_dir: str, now: float) -> dict[str, str | None]:
@@ -134,11 +147,17 @@ def collect(cwd: str, wanted: str | None = None, now: float | None = None) -> di
     """Everything `status` shows, as one JSON-ready object."""
     now = time.time() if now is None else now
     state_dir = paths.state_dir()
-    st = find_session(state_dir, cwd, wanted)
-    root = config.project_root(cwd)
+    st, chosen = find_session(state_dir, cwd, wanted)
+    here = config.project_root(cwd)
+    elsewhere = None
+    if chosen == "elsewhere" and st is not None:
+        elsewhere = {"id": st.get("id", ""), "root": st.get("root", ""), "updated": st.get("updated")}
+        st = None
+    # One project throughout: a named session's own, else this folder's.
+    root = st.get("root") if st is not None and isinstance(st.get("root"), str) and st.get("root") else here
     session = None
     if st is not None:
-        cfg = config.load(paths.config_dir(), state_dir, st.get("root") or root)
+        cfg = config.load(paths.config_dir(), state_dir, root)
         win = (st.get("windows") or {}).get(state.MAIN) or {}
         session = {
             "id": st.get("id", ""),
@@ -154,7 +173,8 @@ def collect(cwd: str, wanted: str | None = None, now: float | None = None) -> di
         }
     cfg = config.load(paths.config_dir(), state_dir, root)
     found, why, unread_stores = rules(root, cfg, now)
-    report = {"project": root, "session": session, "rules": found or [], "unread_stores": unread_stores}
+    report = {"project": root, "chosen": chosen, "session": session, "latest_elsewhere": elsewhere,
+              "rules": found or [], "unread_stores": unread_stores}
     if found is None:
         report["rules_unavailable"] = why
     return report
@@ -163,12 +183,17 @@ def collect(cwd: str, wanted: str | None = None, now: float | None = None) -> di
 def render(report: dict, now: float | None = None) -> str:
     lines = []
     session = report["session"]
-    if session is None:
+    lines.append(f"Project {report['project']}")
+    other = report.get("latest_elsewhere")
+    if session is None and other:
+        lines.append(f"No session of this project recorded yet; the latest, {other['id']}, ran in {other['root']} "
+                     f"({ago(other.get('updated'), now)}; `{command('status --session ' + other['id'])}` shows it)")
+    elif session is None:
         lines.append("No session recorded yet: metacog starts reading once a Claude Code "
                      "session with the plugin makes a tool call.")
     else:
-        where = f" in {session['root']}" if session.get("root") else ""
-        lines.append(f"Session {session['id']}{where}, updated {ago(session.get('updated'), now)}")
+        which = " (this project's latest)" if report.get("chosen") == "latest" else ""
+        lines.append(f"Session {session['id']}{which}, updated {ago(session.get('updated'), now)}")
         calls, errors = session["tool_calls"], session["errors"]
         extra = f", {session['subagents']} subagent(s)" if session.get("subagents") else ""
         lines.append(f"  {calls} tool call{'s' if calls != 1 else ''}, {errors} error"
@@ -189,12 +214,11 @@ def render_rules(report: dict, now: float | None = None) -> list[str]:
     lines = [f"Rules ({len(found)})" if found else "Rules: none learned yet"]
     if report["unread_stores"]:
         lines.append(f"  not all evidence was read: {'; '.join(report['unread_stores'])} "
-                     "(`metacog doctor` says what to do)")
+                     f"(`{command('doctor')}` says what to do)")
     for rule in found:
         detections, suppressions = rule["detections"], rule["suppressions"]
+        # The digest's words (seen: the pattern formed; held: its situation arose and it did not).
         lines.append(f"  {rule['id']}  [{rule['scope']}]  confidence {rule['confidence']:.2f}  "
-                     f"{detections} detection{'s' if detections != 1 else ''}, "
-                     f"{suppressions} suppression{'s' if suppressions != 1 else ''}  "
-                     f"last active {ago(rule['last_active'], now)}")
+                     f"seen {detections}×, held {suppressions}×  last active {ago(rule['last_active'], now)}")
         lines.append(f"      {one_line(rule['lesson'], 400)}")
     return lines

@@ -1,0 +1,155 @@
+"""`metacog report` over a generated history: time and peak memory.
+
+    python benchmarks/bench_report.py [--sessions 2000] [--scale 1.0] [--keep DIR]
+
+Generates a history of SESSIONS transcripts (about 500 KB each at scale 1: 2,000 make
+about 1 GB) from the lines of the captured Claude Code 2.1.328 transcript
+(tests/fixtures): prompts, assistant lines with usage, passing Bash and Read calls
+with outputs of realistic size, and every fifth session an error loop. Then times, as
+separate processes on the same files: a baseline that only streams every line through
+`json.loads` (the floor any reader pays), and the real `metacog report DIR --json`. The
+report's peak memory is its maximum resident set (getrusage of the child). The history
+goes to a temporary folder (checked for free space first) and is deleted afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = [json.loads(line) for line in
+          (ROOT / "tests" / "fixtures" / "transcript-sample-2.1.328.jsonl").read_text().splitlines()]
+CALLS = 60  # per session: the shared real transcripts average 58
+OUTPUT_BYTES = 3500  # per passing call's result at scale 1 (it is in the line twice: content and toolUseResult)
+
+
+def _first(kind: str, pred) -> dict:
+    return next(e for e in SAMPLE if e.get("type") == kind and pred(e))
+
+
+PROMPT = _first("user", lambda e: isinstance(e["message"]["content"], str))
+FAIL_CALL = _first("assistant", lambda e: e["message"]["content"][0].get("input", {}).get("command")
+                   == "python3 -c 'print(1/0)'")
+FAIL_RESULT = _first("user", lambda e: isinstance(e["message"]["content"], list)
+                     and e["message"]["content"][0].get("tool_use_id") == FAIL_CALL["message"]["content"][0]["id"])
+OK_RESULT = _first("user", lambda e: isinstance(e["message"]["content"], list)
+                   and e["message"]["content"][0].get("is_error") is False
+                   and isinstance(e.get("toolUseResult"), dict) and "stdout" in e["toolUseResult"])
+OK_CALL = _first("assistant", lambda e: e["message"]["content"][0].get("id")
+                 == OK_RESULT["message"]["content"][0]["tool_use_id"])
+
+
+def session_lines(n: int, scale: float) -> list[str]:
+    """One generated transcript: the captured lines with ids, times, commands and outputs varied."""
+    start = 1_760_000_000 + n * 7200
+    stamp = lambda s: time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(start + s))  # noqa: E731
+    cwd = f"/home/dev/project{n % 40}"
+    lines = [{**PROMPT, "timestamp": stamp(0), "cwd": cwd, "sessionId": f"gen-{n}"}]
+    loop_from = 20 if n % 5 == 0 else CALLS + 1  # every fifth session: 6 identical failures
+    out = "x" * int(OUTPUT_BYTES * scale)
+    for i in range(CALLS):
+        failing = loop_from <= i < loop_from + 6
+        call, result = copy.deepcopy([FAIL_CALL, FAIL_RESULT] if failing else [OK_CALL, OK_RESULT])
+        tool_id = f"toolu_g{n}_{i}"
+        call["message"]["content"][0]["id"] = result["message"]["content"][0]["tool_use_id"] = tool_id
+        call["message"]["id"] = f"msg_g{n}_{i}"
+        call["message"]["usage"] = {"input_tokens": 50, "cache_read_input_tokens": 20_000 + 300 * i,
+                                    "cache_creation_input_tokens": 400, "output_tokens": 120}
+        if not failing:
+            call["message"]["content"][0]["input"]["command"] = f"cat src/module_{i % 17}.py"
+            result["toolUseResult"] = {**result["toolUseResult"], "stdout": f"{i}:{out}"}
+            result["message"]["content"][0]["content"] = f"{i}:{out}"
+        for entry in (call, result):
+            entry["timestamp"], entry["cwd"], entry["sessionId"] = stamp(20 * i + 5), cwd, f"gen-{n}"
+        lines += [call, result]
+    return [json.dumps(e, separators=(",", ":")) for e in lines]
+
+
+def generate(folder: Path, sessions: int, scale: float) -> int:
+    total = 0
+    for n in range(sessions):
+        project = folder / f"-home-dev-project{n % 40}"
+        project.mkdir(exist_ok=True)
+        data = ("\n".join(session_lines(n, scale)) + "\n").encode()
+        (project / f"gen-{n:05d}.jsonl").write_bytes(data)
+        total += len(data)
+    return total
+
+
+BASELINE = """
+import json, os, sys
+n = 0
+for folder, _, names in os.walk(sys.argv[1]):
+    for name in names:
+        with open(os.path.join(folder, name), "rb") as fh:
+            for line in fh:
+                json.loads(line)
+                n += 1
+print(n)
+"""
+
+
+def run(argv: list[str], env: dict) -> tuple[float, int, int, bytes]:
+    """Wall seconds, peak resident KiB, exit code and stdout of one child process (its own
+    rusage from wait4: RUSAGE_CHILDREN would be the largest of every child so far)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        elapsed = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return elapsed, usage.ru_maxrss, proc.returncode, out.read() + err.read()[-500:] * (proc.returncode != 0)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=2000)
+    parser.add_argument("--scale", type=float, default=1.0, help="output size per call, 1.0 = about 500 KB a session")
+    parser.add_argument("--keep", help="generate into this folder and keep it")
+    args = parser.parse_args()
+    where = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="metacog-bench-report-"))
+    needed = int(args.sessions * CALLS * (OUTPUT_BYTES * args.scale + 3000) * 1.3)
+    free = shutil.disk_usage(where).free
+    if free < 3 * needed:
+        print(f"not enough free space in {where}: {free >> 20} MB free, about {needed >> 20} MB needed (x3 margin)",
+              file=sys.stderr)
+        return 1
+    home = Path(tempfile.mkdtemp(prefix="metacog-bench-home-"))
+    env = {**os.environ, "METACOG_HOME": str(home), "HOME": str(home)}
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+        started = time.perf_counter()
+        size = generate(where, args.sessions, args.scale)
+        print(f"generated {args.sessions:,} sessions, {size / 1e6:,.0f} MB in {time.perf_counter() - started:.1f} s")
+        base_s, base_kib, _, lines = run([sys.executable, "-c", BASELINE, str(where)], env)
+        print(f"baseline (stream every line through json.loads): {base_s:.1f} s, peak {base_kib / 1024:.0f} MB, "
+              f"{int(lines):,} lines")
+        report_s, report_kib, code, out = run([sys.executable, "-m", "metacog", "report", str(where), "--json"], env)
+        if code != 0:
+            print(f"metacog report exited {code}: {out.decode(errors='replace')[-800:]}", file=sys.stderr)
+            return 1
+        totals = json.loads(out)["totals"]
+        print(f"metacog report --json: {report_s:.1f} s ({report_s / base_s:.1f}x the baseline, "
+              f"{size / 1e6 / report_s:.1f} MB/s, {totals['calls'] / report_s:,.0f} calls/s), "
+              f"peak {report_kib / 1024:.0f} MB; {totals['sessions']:,} sessions, {totals['calls']:,} calls, "
+              f"{totals['episodes']:,} loops")
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+        if not args.keep:
+            shutil.rmtree(where, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

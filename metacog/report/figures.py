@@ -1,0 +1,184 @@
+"""Every figure of `metacog report`, gathered one replayed session at a time.
+
+A session is *live* when its transcript holds what metacog said (`hook_additional_context`
+attachments starting with `metacog:`): those are what it did say. Every other session is
+a replay only: what it would have said. A live session where metacog said nothing looks
+like one without it; both are the comparison side of "whether it helped".
+
+Only a compact summary of each session is kept (and, for the page, its calls as two
+short arrays), so a history of thousands of sessions fits in little memory.
+"""
+
+from __future__ import annotations
+
+from array import array
+from statistics import mean, median
+
+from metacog.report import episodes
+from metacog.senses import SENSES
+
+MIN_EPISODES = 20  # fewer on either side: no comparison is stated
+TIMELINE_CALLS = 5000  # calls drawn per session at most; a longer one is drawn up to there
+TEXT_CAP = 400
+
+
+def _sense_of(said: dict, by_at: dict[int, list[dict]]) -> str:
+    """The sense that said it, from the replay's signal at the same call (the same senses
+    ran live); 'note' when the replay has none there (a digest, settings of the time)."""
+    here = by_at.get(said["at"]) or []
+    same = [s for s in here if s.get("text") == said.get("text")]
+    return (same or here or [{"sense": "note"}])[0]["sense"]
+
+
+class Tally:
+    def __init__(self, timelines: bool = False) -> None:
+        self.timelines = timelines
+        self.sessions: list[dict] = []
+        self.skipped: list[dict] = []
+        self.empty = 0
+        self.projects: dict[str, dict] = {}
+        self.senses = {side: {} for side in ("said", "would")}
+        self.after: dict[str, list[int]] = {"spoke": [], "silent": []}
+        self.open = {"spoke": 0, "silent": 0}
+
+    def skip(self, path: str, reason: str) -> None:
+        self.skipped.append({"file": path, "reason": reason})
+
+    def add(self, result: dict) -> dict:
+        """Fold one replay result in; the session's summary."""
+        calls = result.get("calls") or []
+        signals = result.get("signals") or []
+        said = result.get("said") or []
+        live = bool(said)
+        by_at: dict[int, list[dict]] = {}
+        for signal in signals:
+            by_at.setdefault(signal.get("at", -1), []).append(signal)
+        for item in said:
+            item["sense"] = _sense_of(item, by_at)
+        heard = said if live else signals  # what reached the agent, or what would have
+        side = self.senses["said" if live else "would"]
+        for item in heard:
+            changed = episodes.changed_course(calls, item.get("at", -1))
+            for sense in item["sense"].split("+"):
+                row = side.setdefault(sense, {"spoke": 0, "followed": 0, "changed": 0})
+                row["spoke"] += 1
+                if changed is not None:
+                    row["followed"] += 1
+                    row["changed"] += changed
+        loops = episodes.find(calls, [s["at"] for s in signals if episodes.is_loop(s["sense"])])
+        live_loop_at = sorted(s["at"] for s in said if episodes.is_loop(s["sense"]))
+        replay_loop_at = sorted(s["at"] for s in signals if episodes.is_loop(s["sense"]))
+        found = []
+        for ep in loops:
+            inside = set(ep["_order"][ep["_order"].index(ep["start"]): ep["_order"].index(ep["last"]) + 1])
+            spoke = next((a for a in live_loop_at if a in inside), None)
+            at = spoke if spoke is not None else next(a for a in replay_loop_at if a in inside)
+            kind = "spoke" if spoke is not None else "silent"
+            after = episodes.calls_after(ep, at)
+            if after is None:
+                self.open[kind] += 1
+            else:
+                self.after[kind].append(after)
+            found.append({"start": ep["start"], "end": ep["end"], "resolved": ep["resolved"], "calls": ep["calls"],
+                          "seconds": ep["seconds"], "tokens": ep["tokens"], "agent": ep["agent"], "side": kind,
+                          "spoke_at": at, "calls_after": after,
+                          "t0": calls[ep["start"]].get("ts", 0.0),
+                          "t1": calls[ep["end"] if ep["end"] is not None else ep["last"]].get("ts", 0.0)})
+        times = [c.get("ts", 0.0) for c in calls] + list(result.get("prompts") or [])
+        started = min(times) if times else 0.0
+        summary = {
+            "file": result.get("file", ""), "project": result.get("cwd", "") or "(unknown)",
+            "started": started, "ended": max(times) if times else 0.0, "live": live,
+            "calls": len(calls), "errors": sum(1 for c in calls if not c.get("ok", True)),
+            "tokens": result.get("tokens", 0), "prompts": len(result.get("prompts") or []),
+            "said": [_slim(s) for s in said], "would_say": [_slim(s) for s in signals],
+            "episodes": found,
+        }
+        if self.timelines:
+            summary["timeline"] = _timeline(calls[:TIMELINE_CALLS], started, result.get("prompts") or [])
+        self.sessions.append(summary)
+        project = self.projects.setdefault(summary["project"], _zero())
+        _count(project, summary)
+        return summary
+
+    def finish(self) -> dict:
+        total = _zero()
+        for session in self.sessions:
+            _count(total, session)
+        for row in [total, *self.projects.values()]:
+            row["loops_per_100_calls"] = round(row["episodes"] * 100 / row["calls"], 2) if row["calls"] else 0.0
+        names = [s.NAME for s in SENSES]
+        per_sense = {}
+        for side, rows in self.senses.items():
+            ordered = {name: rows[name] for name in names if name in rows}
+            ordered.update({k: v for k, v in rows.items() if k not in ordered})
+            for row in ordered.values():
+                row["changed_share"] = round(row["changed"] / row["followed"], 3) if row["followed"] else None
+            per_sense[side] = ordered
+        return {
+            "totals": total,
+            "projects": dict(sorted(self.projects.items(), key=lambda kv: -kv[1]["calls"])),
+            "per_sense": per_sense,
+            "helped": helped(self.after, self.open),
+            "skipped": self.skipped,
+            "empty_files": self.empty,
+            "sessions": self.sessions,
+        }
+
+
+def _slim(signal: dict) -> dict:
+    text = str(signal.get("text", ""))
+    return {"at": signal.get("at", -1), "t": signal.get("t", 0.0), "sense": signal.get("sense", ""),
+            "text": text if len(text) <= TEXT_CAP else text[: TEXT_CAP - 1] + "…"}
+
+
+def _zero() -> dict:
+    return {"sessions": 0, "live_sessions": 0, "calls": 0, "errors": 0, "tokens": 0, "said": 0, "would_say": 0,
+            "episodes": 0, "unresolved": 0, "loop_calls": 0, "loop_seconds": 0.0, "loop_tokens": 0}
+
+
+def _count(row: dict, session: dict) -> None:
+    row["sessions"] += 1
+    row["live_sessions"] += session["live"]
+    for key in ("calls", "errors", "tokens"):
+        row[key] += session[key]
+    row["said"] += len(session["said"])
+    row["would_say"] += 0 if session["live"] else len(session["would_say"])
+    for ep in session["episodes"]:
+        row["episodes"] += 1
+        row["unresolved"] += not ep["resolved"]
+        row["loop_calls"] += ep["calls"]
+        row["loop_seconds"] = round(row["loop_seconds"] + ep["seconds"], 3)
+        row["loop_tokens"] += ep["tokens"]
+
+
+def _timeline(calls: list[dict], started: float, prompts: list[float]) -> dict:
+    """Each call's time (seconds after the start), whether it failed, and the person's prompts."""
+    offsets = array("d", (round(c.get("ts", started) - started, 1) for c in calls))
+    return {"t": offsets.tolist(), "err": "".join("0" if c.get("ok", True) else "1" for c in calls),
+            "sub": "".join("1" if c.get("agent") else "0" for c in calls),
+            "prompts": [round(p - started, 1) for p in prompts][:1000]}
+
+
+def helped(after: dict[str, list[int]], still_open: dict[str, int]) -> dict:
+    """Calls from metacog speaking about a loop to its end, against the same count from the
+    point where it would have spoken in sessions where it did not; and what can be said."""
+    out: dict = {"min_episodes": MIN_EPISODES}
+    for side, values in after.items():
+        out[side] = {"episodes": len(values) + still_open[side], "ended": len(values),
+                     "still_looping_at_end": still_open[side],
+                     "median_calls_after": median(values) if values else None,
+                     "mean_calls_after": round(mean(values), 2) if values else None}
+    spoke, silent = out["spoke"], out["silent"]
+    if not spoke["ended"] or not silent["ended"]:
+        out["verdict"] = (f"nothing to compare yet: {spoke['ended']} ended loop(s) where metacog spoke, "
+                          f"{silent['ended']} where it was silent or not installed")
+    elif min(spoke["ended"], silent["ended"]) < MIN_EPISODES:
+        out["verdict"] = (f"too few loops to tell: {spoke['ended']} where metacog spoke, {silent['ended']} where it "
+                          f"was silent or not installed (at least {MIN_EPISODES} each before any comparison)")
+    else:
+        out["verdict"] = (f"after metacog spoke, loops ended a median {spoke['median_calls_after']:g} calls later "
+                          f"({spoke['ended']} loops), against {silent['median_calls_after']:g} where it was silent "
+                          f"or not installed ({silent['ended']} loops). Different sessions and tasks, not a "
+                          "controlled trial: a difference is a hint, not proof that metacog caused it")
+    return out

@@ -1,0 +1,162 @@
+"""`metacog report --html FILE`: one self-contained page, no network, no external assets.
+
+The totals are plain HTML; each session's timeline is drawn by the page's own script
+from the data embedded in it (calls along the time axis, errors, what metacog said and
+would have said, where loops began and ended). A Content-Security-Policy forbids every
+fetch, so the page cannot reach out even if someone edits it.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+
+from metacog.fsutil import atomic_write
+from metacog.report.sources import utc
+from metacog.report.terminal import count, loop_row, num, project_name, share
+
+STYLE = """
+body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;background:#fff}
+h1{font-size:20px}h2{font-size:16px;margin-top:28px}
+table{border-collapse:collapse;margin:8px 0}td,th{padding:3px 10px;border-bottom:1px solid #ddd}
+td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}th{text-align:left;background:#f4f4f4}
+.session{margin:14px 0;border-top:1px solid #eee;padding-top:6px}.meta{color:#555;font-size:12px}
+svg.timeline{display:block;width:100%;height:46px;background:#fafafa}
+.legend span{margin-right:14px;font-size:12px}.ok{color:#8a8a8a}.err{color:#d62728}.said{color:#1f5fbf}
+.would{color:#ff7f0e}.loop{color:#b58900}.prompt{color:#2ca02c}.verdict{max-width:60em}
+"""
+
+SCRIPT = r"""
+(function () {
+  var data = JSON.parse(document.getElementById('report-data').textContent);
+  var NS = 'http://www.w3.org/2000/svg', W = 1000, H = 46, PAUSE = 300;
+  function el(name, attrs, parent) {
+    var node = document.createElementNS(NS, name);
+    for (var k in attrs) node.setAttribute(k, attrs[k]);
+    if (parent) parent.appendChild(node);
+    return node;
+  }
+  var drawn = 0;
+  data.sessions.forEach(function (s, i) {
+    var box = document.getElementById('timeline-' + i);
+    if (!box || !s.timeline) return;
+    var t = s.timeline.t, cuts = [], removed = 0;
+    var seen = t.concat(s.timeline.prompts).sort(function (a, b) { return a - b; });
+    // A pause longer than PAUSE seconds (a night, a meeting) is drawn PAUSE wide, marked.
+    for (var g = 1; g < seen.length; g++) {
+      if (seen[g] - seen[g - 1] > PAUSE) {
+        removed += seen[g] - seen[g - 1] - PAUSE;
+        cuts.push([seen[g - 1], seen[g], removed]);
+      }
+    }
+    function squeeze(sec) {
+      var r = 0;
+      for (var k = 0; k < cuts.length && sec > cuts[k][0] + PAUSE; k++) {
+        r = sec >= cuts[k][1] ? cuts[k][2] : (k ? cuts[k - 1][2] : 0) + sec - cuts[k][0] - PAUSE;
+      }
+      return sec - r;
+    }
+    var span = Math.max(seen.length ? squeeze(seen[seen.length - 1]) : 0, 1);
+    function x(sec) { return 4 + (W - 8) * Math.min(squeeze(sec), span) / span; }
+    var svg = el('svg', {viewBox: '0 0 ' + W + ' ' + H, preserveAspectRatio: 'none', 'class': 'timeline'}, null);
+    cuts.forEach(function (c) {
+      var mid = x(c[0] + PAUSE / 2);
+      el('path', {d: 'M' + mid.toFixed(1) + ' 0v46', stroke: '#999', 'stroke-dasharray': '2 3', 'class': 'pause'}, svg);
+    });
+    var ok = '', bad = '';
+    for (var c = 0; c < t.length; c++) {
+      var px = x(t[c]).toFixed(1);
+      if (s.timeline.err.charAt(c) === '1') bad += 'M' + px + ' 14v20'; else ok += 'M' + px + ' 20v10';
+    }
+    s.episodes.forEach(function (e) {
+      var a = x(e.t0 - s.started), b = Math.max(x(e.t1 - s.started), a + 3);
+      var r = el('rect', {x: a, y: 8, width: b - a, height: 32, 'class': 'episode',
+                          fill: '#b58900', 'fill-opacity': 0.18}, svg);
+      el('title', {}, r).textContent = 'loop: ' + e.calls + ' calls' + (e.resolved ? '' : ', still looping at the end');
+    });
+    el('path', {d: ok, stroke: '#8a8a8a', 'stroke-width': 1.5, 'class': 'calls-ok'}, svg);
+    el('path', {d: bad, stroke: '#d62728', 'stroke-width': 2, 'class': 'calls-error'}, svg);
+    s.timeline.prompts.forEach(function (p) {
+      el('path', {d: 'M' + x(p).toFixed(1) + ' 2v42', stroke: '#2ca02c', 'stroke-width': 1, 'class': 'prompt'}, svg);
+    });
+    [['would_say', '#ff7f0e', 'would'], ['said', '#1f5fbf', 'said']].forEach(function (kind) {
+      s[kind[0]].forEach(function (m) {
+        var mark = el('circle', {cx: x(m.t - s.started), cy: kind[2] === 'said' ? 6 : 40, r: 4,
+                                 fill: kind[1], 'class': 'signal ' + kind[2]}, svg);
+        el('title', {}, mark).textContent = m.sense + ': ' + m.text;
+      });
+    });
+    box.appendChild(svg);
+    drawn++;
+  });
+  document.body.setAttribute('data-timelines', String(drawn));
+})();
+"""
+
+
+def _cell(value: object, numeric: bool = True) -> str:
+    return f'<td class="n">{html.escape(str(value))}</td>' if numeric else f"<td>{html.escape(str(value))}</td>"
+
+
+def _table(header: list[str], rows: list[list[object]]) -> str:
+    head = "".join(f'<th class="{"n" if i else ""}">{html.escape(h)}</th>' for i, h in enumerate(header))
+    body = "".join("<tr>" + "".join(_cell(v, i > 0) for i, v in enumerate(row)) + "</tr>" for row in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def render(report: dict) -> str:
+    total = report["totals"]
+    sessions = report["sessions"]
+    parts = [f"<h1>metacog report: {total['sessions']:,} sessions, {total['live_sessions']:,} with metacog active</h1>",
+             f"<p>{total['calls']:,} tool calls, {total['errors']:,} errors, {count(total['tokens'])} tokens; "
+             f"metacog said {total['said']:,} thing(s), and would have said {total['would_say']:,} where it was "
+             "not active.</p>"]
+    if report["skipped"]:
+        items = "".join(f"<li>{html.escape(s['file'])}: {html.escape(s['reason'])}</li>"
+                        for s in report["skipped"][:50])
+        parts.append(f"<p>{len(report['skipped'])} file(s) skipped:</p><ul>{items}</ul>")
+    header = ["", "sessions", "calls", "loops", "per 100 calls", "calls in loops", "time", "tokens"]
+    rows = [loop_row("all", total)] + [loop_row(project_name(k), v) for k, v in report["projects"].items()]
+    parts += ["<h2>What loops cost</h2>", _table(header, rows)]
+    helped = report["helped"]
+    rows = [[name, helped[side]["episodes"], helped[side]["ended"], num(helped[side]["median_calls_after"]),
+             num(helped[side]["mean_calls_after"])]
+            for side, name in (("spoke", "metacog spoke"), ("silent", "silent or not installed"))]
+    parts += ["<h2>Whether it helped: calls from speaking about a loop until it ended</h2>",
+              _table(["", "loops", "ended", "median", "mean"], rows),
+              f'<p class="verdict">{html.escape(helped["verdict"])}</p>']
+    said, would = report["per_sense"]["said"], report["per_sense"]["would"]
+    rows = [[name, _n(said.get(name), "spoke"), share(said.get(name)), _n(would.get(name), "spoke"),
+             share(would.get(name))] for name in dict.fromkeys([*said, *would])]
+    parts += ["<h2>Per sense: how often it spoke, and the agent changed course within 3 calls</h2>",
+              _table(["", "said", "changed course", "would have said", "changed course"], rows)]
+    parts.append('<h2>Sessions</h2><p class="legend"><span class="ok">| call</span><span class="err">| error</span>'
+                 '<span class="said">● metacog said</span><span class="would">● would have said</span>'
+                 '<span class="loop">▮ loop</span><span class="prompt">| the person spoke</span>'
+                 '<span class="ok">┆ a pause over 5 minutes, drawn shorter</span></p>')
+    for i, s in enumerate(sessions):
+        parts.append(
+            f'<div class="session"><div><b>{html.escape(project_name(s["project"]))}</b> '
+            f'<span class="meta">{html.escape(s["file"])}</span></div>'
+            f'<div class="meta">{utc(s["started"])} UTC, {s["calls"]:,} calls, {s["errors"]:,} errors, '
+            f'{len(s["episodes"])} loop(s), {"metacog active" if s["live"] else "replayed"}</div>'
+            f'<div id="timeline-{i}"></div></div>')
+    data = json.dumps({"sessions": [{"started": s["started"], "timeline": s.get("timeline"), "episodes": s["episodes"],
+                                     "said": s["said"], "would_say": [] if s["live"] else s["would_say"]}
+                                    for s in sessions]}, separators=(",", ":"))
+    # Inside a <script> element only "</" can end it early: a transcript's text is anyone's.
+    data = data.replace("</", "<\\/").replace("<!--", "<\\!--")
+    csp = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
+    return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
+            f"<title>metacog report</title><style>{STYLE}</style></head><body>{''.join(parts)}"
+            f'<script type="application/json" id="report-data">{data}</script><script>{SCRIPT}</script>'
+            "</body></html>\n")
+
+
+def _n(row: dict | None, key: str) -> str:
+    return f"{row[key]:,}" if row else "0"
+
+
+def write(path: str, report: dict) -> None:
+    atomic_write(path, render(report))

@@ -1,0 +1,140 @@
+"""Which transcripts a report reads, and reading them: offline, read-only, one at a time.
+
+Default: every session under Claude Code's projects folder (`~/.claude/projects/`, or
+`$CLAUDE_CONFIG_DIR/projects`). A file that cannot be read is skipped and counted with
+a one-line reason, never fatal; an empty file (a session opened and left) is counted.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator
+from datetime import datetime, timezone
+
+from metacog import replay as engine
+
+PEEK_BYTES = 256 * 1024  # how far into a transcript its working directory is looked for
+
+
+def projects_folder() -> str:
+    base = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(os.path.expanduser("~"), ".claude")
+    return os.path.join(base, "projects")
+
+
+def parse_since(text: str) -> float:
+    """A date (YYYY-MM-DD, or an ISO time) as epoch seconds; ValueError when it is neither."""
+    # A bare date, or a time without a zone, is local time: as a person means it.
+    return datetime.fromisoformat(text.strip().replace("Z", "+00:00")).timestamp()
+
+
+def walk(roots: list[str]) -> Iterator[str]:
+    """Every .jsonl file under the folders, and the files, in a stable order."""
+    for root in roots:
+        if not os.path.isdir(root):
+            yield root
+            continue
+        for folder, dirs, names in os.walk(root, onerror=None):
+            dirs.sort()
+            for name in sorted(names):
+                if name.endswith(".jsonl"):
+                    yield os.path.join(folder, name)
+
+
+def first_cwd(path: str) -> str:
+    """The first working directory the transcript names ('' if none near its start)."""
+    import json
+
+    try:
+        fh, size = engine.open_transcript(path)
+    except (OSError, ValueError):
+        return ""
+    with fh:
+        read = 0
+        while read < min(size, PEEK_BYTES):
+            line = fh.readline(PEEK_BYTES)
+            if not line:
+                break
+            read += len(line)
+            if b'"cwd"' not in line:
+                continue
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(entry, dict) and isinstance(entry.get("cwd"), str) and entry["cwd"]:
+                return entry["cwd"]
+    return ""
+
+
+def inside(cwd: str, project: str) -> bool:
+    project = project.rstrip("/") or "/"
+    return cwd == project or cwd.startswith(project if project.endswith("/") else project + "/")
+
+
+class Progress:
+    """`[n/N] file` on one line of stderr, rewritten in place; nothing when stderr is not a terminal."""
+
+    def __init__(self, total: int, stream: object = None) -> None:
+        self.stream = stream or sys.stderr
+        self.total = total
+        self.on = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.shown = False
+
+    def __call__(self, n: int, path: str) -> None:
+        if not self.on:
+            return
+        import shutil
+
+        width = max(20, shutil.get_terminal_size((80, 24)).columns - 1)
+        line = f"[{n}/{self.total}] {path}"
+        if len(line) > width:
+            line = line[: width // 3] + "…" + line[-(width - width // 3 - 1):]
+        self.stream.write("\r\x1b[K" + line)
+        self.stream.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+
+
+def read_all(files: list[str], add: Callable[[dict], object], skip: Callable[[str, str], None],
+             empty: Callable[[], None], cfg: dict, since: float | None = None, project: str = "",
+             progress: Callable[[int, str], None] | None = None) -> int:
+    """Replay each file and hand its result to `add`; the number read."""
+    read = 0
+    for n, path in enumerate(files, 1):
+        if progress:
+            progress(n, path)
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            skip(path, f"cannot read it: {exc.strerror or exc}")
+            continue
+        if since is not None and st.st_mtime < since:
+            continue
+        if os.path.isfile(path) and st.st_size == 0:
+            empty()
+            continue
+        if project and not inside(first_cwd(path), project):
+            continue
+        try:
+            result = engine.replay(path, cfg)
+        except engine.Unreadable as exc:
+            skip(path, str(exc).replace(f"{path} ", "", 1))
+            continue
+        except OSError as exc:
+            skip(path, f"cannot read it: {exc.strerror or exc}")
+            continue
+        if not result["messages"]:
+            skip(path, "not a Claude Code transcript (no user or assistant line)")
+            continue
+        add(result)
+        read += 1
+    return read
+
+
+def utc(ts: float) -> str:
+    return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%d %H:%M") if ts else "-"

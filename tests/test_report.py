@@ -1,0 +1,246 @@
+"""`metacog report`: what metacog said (live) and would have said (replay), what loops cost,
+whether speaking helped; over transcripts built from captured lines, never hand-written shapes."""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+import os
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from clitest import cli, one_line_error
+
+from metacog.report import episodes, sources, terminal
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+LIVE = FIXTURES / "transcript-live-2.1.328.jsonl"
+SAMPLE = [json.loads(line) for line in (FIXTURES / "transcript-sample-2.1.328.jsonl").read_text().splitlines()]
+
+
+@pytest.fixture(autouse=True)
+def elsewhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+
+
+def _pair(command: str) -> list[dict]:
+    call = next(e for e in SAMPLE if e.get("type") == "assistant"
+                and e["message"]["content"][0].get("input", {}).get("command") == command)
+    result = next(e for e in SAMPLE if e.get("type") == "user" and isinstance(e["message"]["content"], list)
+                  and e["message"]["content"][0].get("tool_use_id") == call["message"]["content"][0]["id"])
+    return [call, result]
+
+
+def transcript(path: Path, steps: str, cwd: str = "/work/proj", start: datetime | None = None) -> Path:
+    """The captured prompt, then one captured call per letter, 10 s apart: F the failing
+    `python3 -c 'print(1/0)'`, R the same command passing, P a passing Bash call on a new
+    target each time; each response carries its usage."""
+    prompt = next(e for e in SAMPLE if e.get("type") == "user" and isinstance(e["message"]["content"], str))
+    passing = next(e for e in SAMPLE if e.get("type") == "user" and isinstance(e["message"]["content"], list)
+                   and e["message"]["content"][0].get("is_error") is False
+                   and isinstance(e.get("toolUseResult"), dict) and "stdout" in e["toolUseResult"])
+    ok_id = passing["message"]["content"][0]["tool_use_id"]
+    ok_call = next(e for e in SAMPLE if e.get("type") == "assistant" and e["message"]["content"][0].get("id") == ok_id)
+    fail = _pair("python3 -c 'print(1/0)'")
+    start = start or datetime(2026, 1, 1, tzinfo=timezone.utc)
+    lines = [{**prompt, "cwd": cwd, "timestamp": start.isoformat().replace("+00:00", "Z")}]
+    for n, step in enumerate(steps, 1):
+        stamp = (start + timedelta(seconds=10 * n)).isoformat().replace("+00:00", "Z")
+        pair = copy.deepcopy(fail if step == "F" else [ok_call, passing])
+        if step != "F":
+            pair[0]["message"]["content"][0]["input"]["command"] = (
+                fail[0]["message"]["content"][0]["input"]["command"] if step == "R" else f"ls src/part{n}")
+        pair[0]["message"]["content"][0]["id"] = pair[1]["message"]["content"][0]["tool_use_id"] = f"toolu_{n}"
+        pair[0]["message"]["id"] = f"msg_{n}"
+        pair[0]["message"]["usage"] = {"input_tokens": 100, "cache_read_input_tokens": 1000,
+                                       "cache_creation_input_tokens": 0, "output_tokens": 10}
+        for entry in pair:
+            entry["timestamp"], entry["cwd"] = stamp, cwd
+        lines.extend(pair)
+    path.write_text("".join(json.dumps(e) + "\n" for e in lines))
+    return path
+
+
+def report(*args: str) -> dict:
+    result = cli("report", *args, "--json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_a_replayed_loop_its_cost_and_the_calls_until_it_ended(tmp_path: Path) -> None:
+    path = transcript(tmp_path / "s.jsonl", "PFFFFRP")
+    out = report(str(path))
+    [session] = out["sessions"]
+    assert not session["live"] and session["said"] == []
+    assert [s["sense"] for s in session["would_say"]][:1] == ["nociception"]
+    [episode] = session["episodes"]
+    # Calls are 0-based: the four failures are calls 1-4, it would have spoken after the 3rd
+    # (call 3), and call 5 is the same command passing: the loop's end, 2 calls later.
+    assert (episode["start"], episode["spoke_at"], episode["side"]) == (1, 3, "silent")
+    assert (episode["end"], episode["calls"], episode["calls_after"]) == (5, 4, 2)
+    assert episode["seconds"] == 40.0  # from the first failure (t=20 s) to the call that ended it (t=60 s)
+    assert episode["tokens"] == 4 * 1110  # the responses that made calls 2 to 5
+    totals = out["totals"]
+    assert (totals["sessions"], totals["calls"], totals["errors"], totals["episodes"]) == (1, 7, 4, 1)
+    assert totals["loops_per_100_calls"] == round(100 / 7, 2)
+    assert out["helped"]["silent"] == {"episodes": 1, "ended": 1, "still_looping_at_end": 0,
+                                       "median_calls_after": 2, "mean_calls_after": 2}
+    assert out["helped"]["verdict"].startswith("nothing to compare yet: 0 ended loop(s) where metacog spoke")
+
+
+def test_a_loop_still_running_at_the_end_costs_but_never_counts_as_ended(tmp_path: Path) -> None:
+    out = report(str(transcript(tmp_path / "s.jsonl", "PFFFF")))
+    [episode] = out["sessions"][0]["episodes"]
+    assert not episode["resolved"] and episode["calls_after"] is None and episode["calls"] == 4
+    assert out["helped"]["silent"]["still_looping_at_end"] == 1 and out["helped"]["silent"]["ended"] == 0
+
+
+def test_what_metacog_said_in_a_live_session(tmp_path: Path) -> None:
+    out = report(str(LIVE))
+    [session] = out["sessions"]
+    assert session["live"] and out["totals"]["live_sessions"] == 1
+    [said] = session["said"]
+    assert said["sense"] == "nociception" and said["text"].startswith("metacog: the same error 3 times in a row")
+    assert said["at"] == 2  # after the third failing `cat notes.txt`
+    [episode] = session["episodes"]
+    assert (episode["side"], episode["calls_after"]) == ("spoke", 2)
+    assert out["per_sense"]["said"]["nociception"] == {"spoke": 1, "followed": 1, "changed": 1, "changed_share": 1.0}
+    assert out["per_sense"]["would"] == {}  # a live session's replay is not "would have said"
+
+
+def test_per_sense_course_change_within_three_calls() -> None:
+    calls = [{"tool": "Bash", "target": t, "ok": t != "x"} for t in ("w", "x", "x", "x", "x", "x", "w", "y")]
+    assert episodes.changed_course(calls, 2) is False  # the next three: x again
+    assert episodes.changed_course(calls, 3) is False  # x, x, and w: done 5 calls before, not new
+    assert episodes.changed_course(calls, 4) is True  # y within three calls: new ground
+    assert episodes.changed_course(calls, 7) is None  # nothing followed
+
+
+def test_the_comparison_needs_enough_loops_on_both_sides() -> None:
+    from metacog.report.figures import MIN_EPISODES, helped
+
+    few = helped({"spoke": [1, 2], "silent": [3, 4, 5]}, {"spoke": 0, "silent": 1})
+    assert few["verdict"].startswith("too few loops to tell: 2 where metacog spoke, 3 where")
+    assert few["silent"]["episodes"] == 4 and few["silent"]["median_calls_after"] == 4
+    many = helped({"spoke": [2] * MIN_EPISODES, "silent": [5] * MIN_EPISODES}, {"spoke": 0, "silent": 0})
+    assert "median 2 calls later" in many["verdict"] and "not proof" in many["verdict"]
+
+
+def test_terminal_summary_fits_one_screen_numbers_right_aligned(tmp_path: Path) -> None:
+    for n in range(6):
+        transcript(tmp_path / f"s{n}.jsonl", "PFFFFR" * (n + 1), cwd=f"/work/project{n}")
+    result = cli("report", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert len(lines) <= 30 and max(len(line) for line in lines) <= 90, result.stdout
+    assert lines[0].startswith("metacog report: 6 sessions (0 with metacog active), ")
+    header = next(i for i, line in enumerate(lines) if line.split()[:2] == ["sessions", "calls"])
+    rows = lines[header: header + 6]
+    ends = {len(row) for row in rows}
+    assert len(ends) == 1, rows  # every row ends in the right-aligned last column
+    assert rows[1].split()[:2] == ["all", "6"]
+    assert "… and 2 more projects (--json lists them all)" in result.stdout
+
+
+def test_unreadable_and_foreign_files_are_skipped_and_counted(tmp_path: Path, monkeypatch) -> None:
+    good = transcript(tmp_path / "a.jsonl", "PFFFP")
+    (tmp_path / "labels.jsonl").write_text('{"type": "stuck", "start": 3}\n')
+    (tmp_path / "empty.jsonl").write_text("")
+    big = transcript(tmp_path / "big.jsonl", "P" * 40)
+    monkeypatch.setattr("metacog.replay.MAX_BYTES", os.path.getsize(big) - 1)
+    result = cli("report", str(tmp_path), "--json")
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["files"] == {"listed": 4, "read": 1, "skipped": 2, "empty": 1}
+    assert [s["file"] for s in out["sessions"]] == [str(good)]
+    errors = result.stderr.splitlines()
+    assert errors == [f"metacog: skipped {big}: holds {os.path.getsize(big):,} bytes; replay reads transcripts of "
+                      "up to 0 MB", f"metacog: skipped {tmp_path / 'labels.jsonl'}: not a Claude Code transcript "
+                      "(no user or assistant line)"]
+
+
+def test_since_and_project_choose_sessions(tmp_path: Path) -> None:
+    old = transcript(tmp_path / "old.jsonl", "PFP", cwd="/work/a")
+    transcript(tmp_path / "new.jsonl", "PFP", cwd="/work/a/sub")
+    transcript(tmp_path / "other.jsonl", "PFP", cwd="/work/ab")
+    stamp = datetime(2025, 6, 1).timestamp()
+    os.utime(old, (stamp, stamp))
+    picked = report(str(tmp_path), "--since", "2025-07-01")
+    assert sorted(Path(s["file"]).name for s in picked["sessions"]) == ["new.jsonl", "other.jsonl"]
+    picked = report(str(tmp_path), "--project", "/work/a")
+    assert sorted(Path(s["file"]).name for s in picked["sessions"]) == ["new.jsonl", "old.jsonl"]
+    assert set(picked["projects"]) == {"/work/a", "/work/a/sub"}
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    pytest.param(["no-such-dir"], "no such file or folder: no-such-dir;", id="missing-path"),
+    pytest.param([".", "--since", "last tuesday"], "--since 'last tuesday' is not a date; use YYYY-MM-DD", id="since"),
+    pytest.param([".", "--html", "/no/such/folder/r.html"], "--html /no/such/folder/r.html: give a file in an "
+                 "existing folder", id="html-folder"),
+    pytest.param(["empty"], "no transcripts (.jsonl) in empty;", id="no-transcripts"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
+    transcript(tmp_path / "a.jsonl", "PFP")
+    (tmp_path / "empty").mkdir()
+    error = one_line_error(cli("report", *args), 2)
+    assert message in error, error
+
+
+def test_default_is_claude_codes_projects_folder(tmp_path: Path, monkeypatch) -> None:
+    home = Path(os.environ["HOME"])
+    error = one_line_error(cli("report"), 2)
+    assert f"no Claude Code sessions found: {home / '.claude' / 'projects'} does not exist" in error
+    folder = home / ".claude" / "projects" / "-work-proj"
+    folder.mkdir(parents=True)
+    transcript(folder / "s.jsonl", "PFP")
+    assert report()["totals"]["sessions"] == 1
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "cfg"))
+    assert one_line_error(cli("report"), 2).endswith("or folders, e.g. `metacog report ~/path/to/transcripts`")
+
+
+def test_progress_only_on_a_terminal() -> None:
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    pipe, tty = io.StringIO(), Tty()
+    for stream in (pipe, tty):
+        shown = sources.Progress(2, stream)
+        shown(1, "/a/one.jsonl")
+        shown(2, "/a/two.jsonl")
+        shown.close()
+    assert pipe.getvalue() == ""
+    assert "[1/2] /a/one.jsonl" in tty.getvalue() and "[2/2] /a/two.jsonl" in tty.getvalue()
+    assert tty.getvalue().endswith("\r\x1b[K")
+
+
+def test_counts_and_durations_read_at_a_glance() -> None:
+    assert [terminal.count(n) for n in (999, 12_345, 123_456, 1_234_567, 17_000_000)] == \
+        ["999", "12,345", "123K", "1.2M", "17M"]
+    assert [terminal.duration(s) for s in (42, 125, 3725)] == ["42s", "2m 05s", "1h 02m"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_among_the_transcripts_is_skipped_not_waited_on(tmp_path: Path) -> None:
+    transcript(tmp_path / "a.jsonl", "PFP")
+    os.mkfifo(tmp_path / "pipe.jsonl")
+    result = cli("report", str(tmp_path), "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["files"]["skipped"] == 1
+    assert result.stderr == f"metacog: skipped {tmp_path / 'pipe.jsonl'}: is a FIFO, not a transcript file; " \
+                            "pass a .jsonl file\n"
+
+
+def test_the_report_writes_nothing_of_the_persons(tmp_path: Path, isolated_home: Path) -> None:
+    """Offline and read-only: metacog's own home stays as it was, and so does the folder read."""
+    folder = tmp_path / "history"
+    folder.mkdir()
+    transcript(folder / "a.jsonl", "PFFFFR", cwd=str(tmp_path / "proj"))
+    (tmp_path / "proj" / ".git").mkdir(parents=True)
+    before = sorted(p.name for p in folder.iterdir())
+    assert report(str(folder))["totals"]["episodes"] == 1
+    assert not isolated_home.exists(), list(isolated_home.rglob("*"))
+    assert sorted(p.name for p in folder.iterdir()) == before
+    assert list((tmp_path / "proj").rglob("*")) == [tmp_path / "proj" / ".git"]
