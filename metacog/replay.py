@@ -30,6 +30,7 @@ from typing import BinaryIO
 
 from metacog import action as actions
 from metacog import hook, state
+from metacog.event import Event
 from metacog.senses import SENSES
 from metacog.transcript import content_text, usage_tokens
 
@@ -301,7 +302,7 @@ def _record(calls: list[dict], by_id: dict[str, int], payload: dict, timeline: _
     responses since the previous call (the response that made this call among them)."""
     now = payload["_ts"]
     if payload.get("hook_event_name"):
-        act = actions.from_tool_event(payload, now, size)
+        act = actions.from_event(Event(payload, size), now)
     else:  # refused: no hook fired; the hook builds these from the transcript, in the main window
         name = payload.get("tool_name") or "?"
         tool_input = payload.get("tool_input") or {}

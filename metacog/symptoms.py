@@ -48,6 +48,7 @@ _BANNER = re.compile(
 
 
 # The failing test is the problem a test run names, whatever its traceback says.
+_DIRS = re.compile(r"^[^\s:]*/(?=[^\s/:]+\.\w+:\d)")  # the folders before a diagnostic's file:line
 _FRAME = re.compile(r'^File "([^"]+)", line (\d+)')
 # A test runner's summary names the failing test and what failed in it: that pair is the
 # problem. The same test failing with another message each run is progress (LABELS.md).
@@ -94,7 +95,8 @@ def problems(error: str) -> list[list]:
         if sort in out:
             out[sort][2] += 1
         elif len(sort) >= 4 and len(out) < PROBLEMS_CAP and not _BANNER.match(sort):
-            out[sort] = [sort, zlib.crc32(said.encode()), 1, said[:PROBLEM_CAP]]
+            shown = _DIRS.sub("", said, 1)  # `detector.go:298:32: …`: the message, not the folders
+            out[sort] = [sort, zlib.crc32(said.encode()), 1, shown[:PROBLEM_CAP]]
     return list(out.values())
 
 

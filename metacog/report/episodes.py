@@ -1,7 +1,7 @@
 """Stuck episodes and course changes, from one replayed session's calls and signals.
 
 An episode is the senses' own judgement, not a second detector: it exists only where a
-loop sense (Nociception, Vestibular) spoke, or would have spoken, in the replay.
+loop sense (Nociception, Habit, Vestibular) spoke, or would have spoken, in the replay.
 
 - On an error (the call it spoke after failed): the members are the failures, in the
   same window (the main agent, or one subagent), that Nociception calls the same error
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from metacog.senses import nociception
 
-LOOP_SENSES = ("nociception", "vestibular")
+LOOP_SENSES = ("nociception", "habit", "vestibular")
 GAP = 12  # hand-labelled loops (../shared/transcripts/LABELS.md) rerun every 4 to 11 calls
 CYCLE = 3  # the longest cycle Vestibular reports
 COURSE_CALLS = 3  # "changed course within 3 calls"
