@@ -99,6 +99,11 @@ def score(folder: Path) -> dict:
     false_alarms, progress = [], 0
     quiet_calls = quiet_signals = 0
     per_sense: dict[str, int] = {}
+    every: dict[str, int] = {}
+    for said in signals.values():
+        for s in said:
+            for sense in s["sense"].split("+"):
+                every[sense] = every.get(sense, 0) + 1
     for label in labels:
         said = signals[label["file"]]
         if label["type"] == "session":
@@ -124,7 +129,8 @@ def score(folder: Path) -> dict:
     return {"stuck": stuck, "stuck_total": total_stuck, "false_alarms": false_alarms, "progress": progress,
             "quiet_calls": quiet_calls, "quiet_signals": quiet_signals,
             "quiet_per_100": round(100 * quiet_signals / quiet_calls, 2) if quiet_calls else 0.0,
-            "quiet_per_sense": per_sense, "signals": signals}
+            "quiet_per_sense": per_sense, "calls": sum(main_calls.values()), "per_sense": every,
+            "signals": signals}
 
 
 def short(name: str) -> str:
@@ -143,6 +149,8 @@ def report(result: dict) -> str:
              f"{result['quiet_per_100']:.2f} per 100 calls"
              + (" (" + ", ".join(f"{k} {v}" for k, v in sorted(result["quiet_per_sense"].items())) + ")"
                 if result["quiet_per_sense"] else ""),
+             f"all sessions: {sum(result['per_sense'].values())} signals in {result['calls']} calls ("
+             + ", ".join(f"{k} {v}" for k, v in sorted(result["per_sense"].items())) + ")",
              ""]
     for verdict in ("on_time", "late", "missed"):
         for label in stuck[verdict]:
