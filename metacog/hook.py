@@ -49,11 +49,13 @@ def handle(raw: bytes, state_dir: str, now: float | None = None) -> str:
     """The reply (a JSON text, or '' for silence) to one hook payload."""
     if len(raw) > STDIN_CAP:
         return ""
-    from metacog import events, fastjson
+    import json
+
+    from metacog import events
 
     try:
-        payload = fastjson.loads(raw)
-    except ValueError:
+        payload = json.loads(raw)
+    except Exception:  # noqa: BLE001 - a hostile payload may raise RecursionError, MemoryError, ...
         return ""
     if not isinstance(payload, dict):
         return ""
@@ -61,7 +63,7 @@ def handle(raw: bytes, state_dir: str, now: float | None = None) -> str:
     if handler is None:
         return ""
     reply = handler(payload, state_dir, time.time() if now is None else now, len(raw))
-    return fastjson.dumps(reply) if reply else ""
+    return json.dumps(reply, separators=(",", ":")) if reply else ""
 
 
 def _log_failure(state_dir: str, exc: BaseException) -> None:
