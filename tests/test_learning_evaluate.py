@@ -77,7 +77,7 @@ def test_a_crash_between_evidence_and_mark_still_counts_once(project: str, monke
         learning.on_session_end(project, "s0", state_dir(), cfg(), T0 + 60)
     monkeypatch.setattr(scopes, "record", real)
     start(project, "s1", T0 + DAY)
-    assert len(project_records(project)) == 2  # written twice ...
+    assert len(project_records(project)) == 1  # written once: the store said it held it ...
     assert rule(project, "error-loop", T0 + DAY)["detections"] == 1  # ... counted once
 
 

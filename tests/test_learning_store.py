@@ -174,7 +174,7 @@ def test_reading_a_store_is_one_bounded_pass(project: str, monkeypatch: pytest.M
             for i in range(20000)]
     path = write_store(project, [json.dumps(r) for r in recs])
     reads, parsed = [], []
-    real_read, real_loads = store.read_fd, store.fastjson.loads
+    real_read, real_loads = store.read_fd, store.parse_json
 
     def read_fd(fd: int, cap: int) -> bytes:
         data = real_read(fd, cap)
@@ -186,7 +186,7 @@ def test_reading_a_store_is_one_bounded_pass(project: str, monkeypatch: pytest.M
         return real_loads(text)
 
     monkeypatch.setattr(store, "read_fd", read_fd)
-    monkeypatch.setattr(store.fastjson, "loads", loads)
+    monkeypatch.setattr(store, "parse_json", loads)
     got = confidence.tally(store.read(path, T0).records)
     assert got["error-loop"][0] == 20000
     # One read of the file, once, and one parse per line: linear in the store's size.

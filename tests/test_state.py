@@ -120,7 +120,9 @@ def test_hook_stderr_log_is_rotated_at_session_start(tmp_path: Path, monkeypatch
     log.write_bytes(b"x" * (fsutil.LOG_CAP + 1))
     monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(tmp_path))
     assert send(captured("SessionStart")) is None
-    assert not log.exists() and (tmp_path / "hook-stderr.log.1").exists()
+    assert (tmp_path / "hook-stderr.log.1").stat().st_size == fsutil.LOG_CAP + 1
+    # The next one is started empty and private: run.sh's `2>>` would create it with the umask.
+    assert log.stat().st_size == 0 and log.stat().st_mode & 0o777 == 0o600
 
 
 def test_a_huge_transcript_is_read_in_bounded_steps(tmp_path: Path, isolated_home: Path) -> None:
