@@ -24,6 +24,7 @@ import json
 import os
 import shutil
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -116,12 +117,19 @@ def retry_now(failed: dict) -> bool:
 
 
 def read_failed(path: Path) -> dict | None:
+    """The last failure, None if there was none; {} for anything unreadable (a FIFO would block)."""
     try:
-        failed = json.loads(path.read_text(errors="replace")[:65536] or "{}")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
     except FileNotFoundError:
         return None
-    except (OSError, ValueError, RecursionError):
+    except OSError:
         return {}
+    try:
+        failed = json.loads(os.read(fd, 65536)) if stat.S_ISREG(os.fstat(fd).st_mode) else {}
+    except Exception:  # noqa: BLE001 - whatever is there, it says nothing reliable
+        failed = {}
+    finally:
+        os.close(fd)
     return failed if isinstance(failed, dict) else {}
 
 

@@ -196,6 +196,18 @@ def rotate(path: str) -> None:
         pass
 
 
+def touch(path: str) -> None:
+    """Create `path` (empty) if absent, or set aside what stands in its place and then create it:
+    an open for writing of a FIFO would block."""
+    try:
+        fd = open_regular(path, os.O_WRONLY | os.O_CREAT)
+    except Unreadable:
+        set_aside(path)
+        fd = open_regular(path, os.O_WRONLY | os.O_CREAT)
+    os.utime(fd)
+    os.close(fd)
+
+
 def set_aside(path: str) -> str:
     """Rename a damaged file (or whatever is in its place) to `<path>.corrupt-<time>`, for
     `metacog doctor`, so the next write starts afresh; '' if it could not be moved."""

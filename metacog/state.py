@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import time
 
-from metacog.fsutil import atomic_write, dumps, ensure_dir, locked, read_json, set_aside
+from metacog.fsutil import atomic_write, dumps, ensure_dir, locked, read_json, set_aside, touch
 
 SCHEMA = 1
 WINDOW = 20  # actions kept per window
@@ -146,8 +146,7 @@ def collect_garbage(state_dir: str, now: float) -> int:
     removed = 0
     try:
         ensure_dir(folder)
-        with open(stamp, "w"):
-            pass
+        touch(stamp)
         with os.scandir(folder) as entries:
             names = {e.name: e.stat(follow_symlinks=False).st_mtime for e in entries
                      if not e.name.startswith(".") and e.is_file(follow_symlinks=False)}

@@ -18,6 +18,7 @@ import metacog
 from metacog import config, learning, paths, resident
 from metacog.cli import settings
 from metacog.cli.common import closest, one_line
+from metacog.fsutil import read_capped
 
 OK, NOTE, PROBLEM = "ok", "note", "problem"
 MIN_PYTHON = (3, 10)
@@ -121,7 +122,7 @@ def _not_ready(data: Path, version: str, ready: list[str], last: str) -> dict:
     log = data / "bootstrap.log"
     found = f" (ready: {', '.join(ready)})" if ready else ""
     try:
-        failed = json.loads((base / ".failed").read_text(errors="replace")[:65536])
+        failed = json.loads(read_capped(str(base / ".failed"), 65536) or b"null")
     except (OSError, ValueError, RecursionError):
         failed = None
     half = (base / version).is_dir()
@@ -179,7 +180,7 @@ def check_resident(root: Path | None) -> list[dict]:
 
 def _resident_pid(folder: Path) -> int:
     try:
-        pid = int((folder / "pid").read_text().strip())
+        pid = int(read_capped(str(folder / "pid"), 64).strip() or b"0")
         os.kill(pid, 0)
     except (OSError, ValueError):
         return 0

@@ -13,7 +13,7 @@ import os
 
 from metacog import config, paths
 from metacog.cli.common import CliError, closest, one_line
-from metacog.fsutil import atomic_write
+from metacog.fsutil import atomic_write, read_capped
 
 _UNSET = object()
 _TRUE = ("true", "yes", "on", "1")
@@ -223,8 +223,8 @@ def set_value(key: str, raw: str, root: str, project: bool) -> str:
     if os.path.exists(path):
         try:
             doc = config.parse_toml(path)
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                had_comments = any(line.lstrip().startswith("#") for line in fh)
+            had_comments = any(line.lstrip().startswith(b"#")
+                               for line in read_capped(path, config.CONFIG_CAP).splitlines())
         except ValueError as exc:
             raise CliError(f"{path} is not valid TOML ({one_line(exc, 160)}); fix or delete it, "
                            "then set the value again") from None

@@ -31,7 +31,7 @@ import os
 from typing import Callable
 
 from metacog import state
-from metacog.fsutil import atomic_write, dumps, ensure_dir, locked, log_error, read_json
+from metacog.fsutil import atomic_write, dumps, ensure_dir, locked, log_error, read_json, set_aside, touch
 from metacog.learning import detectors, digest, scopes, settings, store
 
 MARK_GC_AGE_S = 24 * 3600
@@ -129,6 +129,8 @@ def evaluate(state_dir: str, session_id: str, root_hint: str, cfg: dict, now: fl
             os.unlink(writing)
         except FileNotFoundError:
             pass
+        except OSError:  # a folder in its place: gone aside, or every evaluation would take the store's word
+            set_aside(writing)
     return written >= 0
 
 
@@ -327,5 +329,5 @@ def on_session_end(root: str, session_id: str, state_dir: str, cfg: dict, now: f
     ended = _mark(state_dir, sid, "ended")
     ensure_dir(digest.marks_dir(state_dir))
     # First, so a SessionEnd that is cut short still lets the next SessionStart finish the job.
-    os.close(os.open(ended, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600))
+    touch(ended)
     evaluate(state_dir, sid, root, cfg, now)
