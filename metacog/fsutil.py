@@ -125,7 +125,11 @@ def atomic_write(path: str, text: str | bytes, sync_dir: bool = False) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(tmp, path)
+        try:
+            os.replace(tmp, path)
+        except IsADirectoryError:  # a folder where the file was: set aside, as a damaged file is
+            set_aside(path)
+            os.replace(tmp, path)
     except BaseException:
         _unlink(tmp)
         raise
