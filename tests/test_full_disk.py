@@ -99,3 +99,30 @@ def test_a_compaction_on_a_full_disk_leaves_the_store_as_it_was(small_disk: Path
     os.unlink(small_disk / "filler")
     learning.on_session_start(str(root), "s1", state_dir(), cfg(), T0 + 120)  # room again: it finishes
     assert learning.rules(str(root), cfg(), T0 + 120)[0]["detections"] == 213
+
+
+def test_a_read_only_project_store_still_teaches_the_index_and_is_not_retried(tmp_path: Path) -> None:
+    from learningtest import session
+
+    from metacog.learning import scopes
+
+    root = tmp_path / "proj"
+    (root / ".git").mkdir(parents=True)
+    claude = root / ".claude"
+    claude.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k,ro", "tmpfs", str(claude)],
+                          capture_output=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a read-only tmpfs here: {done.stderr.decode(errors='replace').strip()}")
+    try:
+        session(str(root), "s0", T0, LOOP)  # root ignores permissions: a read-only mount it cannot
+        index = json.loads(Path(scopes.index_path()).read_text())
+        assert [t[0] for t in index["rules"]["error-loop"]["projects"].values()] == [1]
+        marks = Path(state_dir(), "learning", "marks")
+        assert (marks / "s0.done").exists() and not (marks / "s0.writing").exists()
+        assert "Read-only file system" in Path(state_dir(), "metacog.log").read_text()
+        logged = Path(state_dir(), "metacog.log").read_text().count("not written")
+        learning.on_session_start(str(root), "s1", state_dir(), cfg(), T0 + 86400)
+        assert Path(state_dir(), "metacog.log").read_text().count("not written") == logged  # not retried
+    finally:
+        subprocess.run(["umount", "-l", str(claude)], check=True)
