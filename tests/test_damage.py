@@ -51,18 +51,21 @@ def test_state_cut_in_half_with_garbage_is_quarantined_and_the_loop_still_heard(
 # call, the second session still hears its loop at the 3rd failure, gets the digest of
 # what the first one taught, its own evidence is recorded, no store lost a record, and
 # nothing outside was written.
+# `json` is imported only after the calls, as in a hook's own process (issue 12: a test
+# process that had it imported hid a parser failure).
 SEQUENCE = """
-import json, signal, sys, traceback
+import signal, sys, traceback
 sys.path.insert(0, sys.argv[1])
 from metacog import hook, paths
 out = []
-for raw in json.load(open(sys.argv[2])):
+for raw in open(sys.argv[2], "rb").read().splitlines():
     signal.alarm(int(sys.argv[3]))  # a call past the bound kills the process: the test fails
     try:
-        out.append(hook.handle(raw.encode(), paths.state_dir()))
+        out.append(hook.handle(raw, paths.state_dir()))
     except BaseException as exc:  # hook.main would log it and exit 0: silence
         out.append("raised " + "".join(traceback.format_exception_only(type(exc), exc)).strip())
     signal.alarm(0)
+import json
 print(json.dumps(out))
 """
 
@@ -176,8 +179,8 @@ def test_damage_matrix(target: str, how: str, isolated_home: Path, tmp_path: Pat
     calls = [_event("UserPromptSubmit", SID, project)]
     calls += [{**fail, "session_id": SID}] * 5
     calls += [_event("SessionEnd", SID, project), _event("SessionStart", "d2", project)]
-    script = tmp_path / "calls.json"
-    script.write_text(json.dumps([json.dumps(c) for c in calls]))
+    script = tmp_path / "calls.jsonl"
+    script.write_text("".join(json.dumps(c) + "\n" for c in calls))
     env = {**os.environ, "METACOG_RESIDENT": "0"}
     done = subprocess.run([sys.executable, "-I", "-c", SEQUENCE, str(ROOT), str(script), str(HOOK_BOUND_S)],
                           capture_output=True, text=True, env=env, timeout=HOOK_BOUND_S * len(calls) + 30,
