@@ -102,12 +102,13 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-def atomic_write(path: str, text: str | bytes, sync_dir: bool = False) -> None:
+def atomic_write(path: str, text: str | bytes, sync_dir: bool = False, durable: bool = True) -> None:
     """Replace `path` with `text` in one step: readers see the old or the new file, whole.
 
-    Written to a temporary file in the same folder, every byte checked and fsynced before the
-    rename: on a full disk the old file stays as it was (a short file once replaced a 5 KB
-    state with its first 4,096 bytes). `sync_dir` also makes the rename itself durable.
+    Written to a temporary file in the same folder, every byte checked (and the close, where
+    NFS reports) and, if `durable`, fsynced before the rename: on a full disk the old file
+    stays as it was (a short file once replaced a 5 KB state with its first 4,096 bytes).
+    `sync_dir` also makes the rename itself durable.
     """
     data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     folder = os.path.dirname(path) or "."
@@ -122,7 +123,8 @@ def atomic_write(path: str, text: str | bytes, sync_dir: bool = False) -> None:
     try:
         try:
             write_all(fd, data)
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
         finally:
             os.close(fd)
         try:
