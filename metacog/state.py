@@ -151,8 +151,19 @@ def collect_garbage(state_dir: str, now: float) -> int:
         ensure_dir(folder)
         touch(stamp)
         with os.scandir(folder) as entries:
-            names = {e.name: e.stat(follow_symlinks=False).st_mtime for e in entries
-                     if not e.name.startswith(".") and e.is_file(follow_symlinks=False)}
+            found = [(e.name, e.stat(follow_symlinks=False).st_mtime, e.is_file(follow_symlinks=False),
+                      e.is_dir(follow_symlinks=False)) for e in entries if not e.name.startswith(".")]
+        names = {name: mtime for name, mtime, regular, _ in found if regular}
+        # What was set aside in a file's place (a folder, a FIFO, a link) goes after as long.
+        for name, mtime, regular, is_dir in found:
+            if not regular and ".corrupt-" in name and now - mtime > GC_AGE_S:
+                if is_dir:
+                    import shutil
+
+                    shutil.rmtree(os.path.join(folder, name), ignore_errors=True)
+                else:
+                    os.unlink(os.path.join(folder, name))
+                removed += 1
         for name, mtime in names.items():
             if now - mtime <= GC_AGE_S:
                 continue
