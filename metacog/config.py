@@ -1,8 +1,10 @@
 """Settings: defaults here, then the global config file, then the project's (project wins).
 
 Files are TOML: `<config dir>/config.toml` and `<project>/.claude/metacog.toml`.
-Parsing TOML imports `re` (~13 ms), so the hot path only stats the two files and
-reuses a parsed copy cached in the state dir until either file changes.
+A process that answers many calls (the resident) keeps each file's parsed table in
+memory until the file's stat changes; nothing is cached on disk. A file that cannot be
+parsed, however the parser fails (a committed `a = [[[[…]]]]` makes tomllib raise
+RecursionError), is skipped: the hook senses with the other file and the defaults.
 
 Every default (DEFAULTS) and every bound (LIMITS) lives here and nowhere else, and `merge`
 is the one type-and-range check: what `load` returns has every key, so its readers (the
@@ -12,10 +14,6 @@ senses, metacog.learning.settings, the detectors) index it without defaults of t
 from __future__ import annotations
 
 import os
-import zlib
-
-from metacog import fastjson
-from metacog.fsutil import atomic_write
 
 DEFAULTS: dict[str, dict[str, object]] = {
     "nociception": {"enabled": True, "observe_at": 3, "socratic_at": 5, "directive_at": 7, "person_at": 9},
@@ -63,7 +61,8 @@ DIGEST_HARD_CEILING = 8000  # Claude Code swaps hook output over 10,000 characte
 DIGEST_MIN_CHARS = 300
 # Numbers are finite and never negative; these have tighter bounds (a count of 0 would divide
 # by zero or fire on every call; a digest larger than the ceiling would be cut by Claude Code;
-# a half-life of 0 divides by zero; a store compacted below 1 KiB would compact on every append).
+# a half-life of 0 divides by zero; a store compacted below 1 KiB would compact on every append,
+# one allowed past 2 MiB could outgrow what a store read takes in, learning.store.READ_CAP).
 LIMITS: dict[tuple[str, str], tuple[float, float]] = {
     ("nociception", "observe_at"): (2, 1000), ("nociception", "socratic_at"): (2, 1000),
     ("nociception", "directive_at"): (2, 1000), ("nociception", "person_at"): (2, 1000),
@@ -76,7 +75,7 @@ LIMITS: dict[tuple[str, str], tuple[float, float]] = {
     ("digest", "max_chars"): (DIGEST_MIN_CHARS, DIGEST_HARD_CEILING), ("learning", "promote_projects"): (1, 100),
     ("learning", "decay_after_days"): (0, 100_000), ("learning", "half_life_days"): (1, 100_000),
     ("learning", "prune_after_days"): (1, 100_000), ("learning", "prune_below_evidence"): (0, 10**9),
-    ("learning", "stale_after_minutes"): (1, 10**7), ("learning", "compact_bytes"): (1024, 1 << 30),
+    ("learning", "stale_after_minutes"): (1, 10**7), ("learning", "compact_bytes"): (1024, 2 << 20),
     ("learning", "keep_days"): (0, 100_000),
     # Learned patterns: a failure threshold of 0 or 1 would call every session a detection.
     ("error-loop", "streak"): (2, 1000), ("repeated-reads", "same_file"): (2, 1000),
@@ -108,12 +107,16 @@ def project_root(cwd: str) -> str:
     return path
 
 
-def _stamp(path: str) -> list[int] | None:
+_PARSED: dict[str, tuple[tuple[int, ...], dict]] = {}  # path -> (stamp, table), in this process
+_PARSED_CAP = 64  # files remembered; a resident serves few projects at a time
+
+
+def _stamp(path: str) -> tuple[int, ...] | None:
     try:
         st = os.stat(path)
     except (OSError, ValueError):  # ValueError: an embedded NUL
         return None
-    return [st.st_mtime_ns, st.st_size]
+    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
 
 
 def parse_toml(path: str) -> dict:
@@ -136,6 +139,10 @@ def parse_toml(path: str) -> dict:
         raise ValueError(f"{path}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"{path}: {exc}") from None
+    except RecursionError:
+        raise ValueError(f"{path}: nested too deeply to read") from None
+    except Exception as exc:  # noqa: BLE001 - whatever else the parser raises, the file is unreadable
+        raise ValueError(f"{path}: unreadable ({type(exc).__name__})") from None
 
 
 def merge(base: dict, layer: dict) -> dict:
@@ -173,37 +180,32 @@ def files(config_dir: str, root: str) -> list[str]:
 
 
 def load(config_dir: str, state_dir: str, root: str) -> dict:
-    """Effective settings. Unreadable files are skipped (`metacog doctor` names them)."""
-    paths = files(config_dir, root)
-    stamps = [_stamp(p) for p in paths]
-    if not any(stamps):
-        return DEFAULTS
-    key = [paths, stamps]
-    cache = os.path.join(state_dir, f"config-cache-{zlib.crc32(root.encode()):08x}.json")
-    # The cache holds the files' parsed tables, not merged values: merging again is cheap,
-    # and new defaults or limits (an update of metacog) then apply at once.
-    layers = None
-    try:
-        with open(cache, "rb") as fh:
-            cached = fastjson.loads(fh.read(CONFIG_CAP * 4))
-        if isinstance(cached, dict) and cached.get("key") == key and isinstance(cached.get("layers"), list):
-            layers = cached["layers"]
-    except (OSError, ValueError):
-        pass
-    if layers is None:
-        layers = []
-        for path, stamp in zip(paths, stamps):
-            if stamp:
-                try:
-                    layers.append(parse_toml(path))
-                except (OSError, ValueError):
-                    continue
-        try:
-            atomic_write(cache, fastjson.dumps({"key": key, "layers": layers}))
-        except (OSError, TypeError, ValueError):  # TOML dates do not go to JSON: no cache, still correct
-            pass
+    """Effective settings. Unreadable files are skipped (`metacog doctor` names them).
+
+    `state_dir` is unused (settings were once cached there); kept for the callers.
+    """
     values = DEFAULTS
-    for layer in layers:
-        if isinstance(layer, dict):
+    for path in files(config_dir, root):
+        layer = _layer(path)
+        if layer:
             values = merge(values, layer)
     return values
+
+
+def _layer(path: str) -> dict:
+    """The file's table, {} if absent or unreadable; parsed again only when its stat changes."""
+    stamp = _stamp(path)
+    if stamp is None:
+        _PARSED.pop(path, None)
+        return {}
+    hit = _PARSED.get(path)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    try:
+        table = parse_toml(path)
+    except (OSError, ValueError):
+        table = {}
+    if len(_PARSED) >= _PARSED_CAP:
+        _PARSED.clear()
+    _PARSED[path] = (stamp, table)
+    return table

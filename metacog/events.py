@@ -124,7 +124,6 @@ def on_prompt(event: Event, state_dir: str, now: float) -> dict | None:
 
 
 def on_session_start(event: Event, state_dir: str, now: float) -> dict | None:
-    paths.remember()
     _cap_stderr_log()
     sid = event.session
     if sid:

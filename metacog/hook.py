@@ -56,7 +56,7 @@ def handle(raw: bytes, state_dir: str, now: float | None = None) -> str:
 
     try:
         payload = json.loads(raw)
-    except (ValueError, RecursionError):  # not JSON, not UTF-8, or nested past any payload's depth
+    except Exception:  # noqa: BLE001 - a hostile payload may raise RecursionError, MemoryError, ...
         return ""
     if not isinstance(payload, dict):
         return ""
@@ -64,7 +64,7 @@ def handle(raw: bytes, state_dir: str, now: float | None = None) -> str:
     if handler is None:
         return ""
     reply = handler(Event(payload, len(raw)), state_dir, time.time() if now is None else now)
-    return json.dumps(reply) if reply else ""
+    return json.dumps(reply, separators=(",", ":")) if reply else ""
 
 
 def _log_failure(state_dir: str, exc: BaseException) -> None:

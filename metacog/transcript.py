@@ -12,9 +12,8 @@ matter (a substring test first).
 from __future__ import annotations
 
 import os
-import stat
 
-from metacog import fastjson
+from metacog.fsutil import open_regular, parse_json, read_fd
 
 READ_CAP = 4 * 1024 * 1024  # new bytes read per hook call at most
 FIRST_LOOK = 1024 * 1024  # a resumed session's history is not replayed: start near the end
@@ -63,13 +62,13 @@ def read_new(path: str, cursor: dict) -> Reading:
     if not path:
         return out
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except (OSError, ValueError):  # ValueError: an embedded NUL
+        # Claude Code's file, not metacog's: a symlink is followed, to a regular file only
+        # (a FIFO or a device would block or never end).
+        fd = open_regular(path, follow=True)
+    except (OSError, ValueError):  # ValueError: an embedded NUL, or not a regular file
         return out
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return out  # a FIFO or a device would block or never end
         size = st.st_size
         offset = cursor.get("offset")
         if not isinstance(offset, int) or offset < 0 or offset > size or cursor.get("ino") != st.st_ino:
@@ -78,7 +77,7 @@ def read_new(path: str, cursor: dict) -> Reading:
         if size - offset > READ_CAP:
             offset = size - READ_CAP
         os.lseek(fd, offset, os.SEEK_SET)
-        data = os.read(fd, size - offset) if size > offset else b""
+        data = read_fd(fd, size - offset) if size > offset else b""
     finally:
         os.close(fd)
     end = data.rfind(b"\n")
@@ -107,9 +106,9 @@ def read_new(path: str, cursor: dict) -> Reading:
 
 def _parse(line: bytes, out: Reading, pending: dict, seen: int) -> None:
     try:
-        entry = fastjson.loads(line)
+        entry = parse_json(line)
     except ValueError:
-        return  # a line cut by a concurrent writer, or not JSON: skipped
+        return  # a line cut by a concurrent writer, or not JSON (however it fails): skipped
     if not isinstance(entry, dict):
         return
     if isinstance(entry.get("compactMetadata"), dict):

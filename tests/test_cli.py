@@ -391,3 +391,18 @@ def test_forget_an_unknown_rule_names_the_closest(project: Path) -> None:
     line = one_line_error(cli("forget", "zzz"))
     assert line == "metacog: unknown rule 'zzz' (`metacog status` lists the rules learned)"
     assert rule_ids(store_of(project)) == ["error-loop"]
+
+
+def test_cleanup_lists_then_removes_metacog_folders_and_keeps_project_files(tmp_path: Path) -> None:
+    from metacog import paths
+
+    for path in paths.dirs().values():
+        Path(path).mkdir(parents=True)
+        (Path(path) / "x").write_text("1")
+    listed = cli("cleanup")
+    assert listed.exit_code == 0 and "Would remove" in listed.stdout
+    assert all(Path(p).exists() for p in paths.dirs().values())
+    done = cli("cleanup", "--yes")
+    assert done.exit_code == 0 and "Removed" in done.stdout and ".claude/metacog-learnings.jsonl" in done.stdout
+    assert not any(Path(p).exists() for p in paths.dirs().values())
+    assert "Nothing of metacog's own is left" in cli("cleanup").stdout

@@ -81,6 +81,8 @@ def test_set_says_when_comments_were_not_kept(project: Path) -> None:
     pytest.param("chronos.minuts", "3", "unknown setting 'chronos.minuts'; closest: chronos.minutes", id="typo"),
     pytest.param("chronos", "3", "'chronos' is a section; name one of its keys: chronos.enabled", id="section"),
     pytest.param("nothing.here", "3", "unknown setting 'nothing.here'", id="unknown"),
+    pytest.param("chronos.minutes", "\u0663", "chronos.minutes takes ASCII digits", id="arabic-indic-digit"),
+    pytest.param("o2.fill_warn", "\u0660.\u0665", "o2.fill_warn takes ASCII digits", id="arabic-indic-float"),
 ])
 def test_set_rejects_what_the_hook_would_ignore(project: Path, key: str, value: str, expected: str) -> None:
     result = cli("config", "set", key, value)
@@ -127,6 +129,22 @@ def test_a_broken_file_is_shown_then_an_error(project: Path) -> None:
     line = one_line_error(cli("config", "set", "chronos.minutes", "3"))
     assert "fix or delete it" in line
     assert global_file().read_text() == "[chronos\nminutes = 3\n"  # never overwritten
+
+
+def test_a_huge_argument_is_not_echoed_back(project: Path) -> None:
+    for args in (("config", "set", "chronos.minutes", "x" * 131_072), ("config", "set", "k" * 131_072, "3"),
+                 ("config", "get", "y" * 131_072)):
+        line = one_line_error(cli(*args), code=2)
+        assert len(line) < 1000
+
+
+def test_a_deeply_nested_committed_config_is_one_clear_line(project: Path) -> None:
+    (project / ".claude").mkdir()
+    (project / ".claude" / "metacog.toml").write_text("a = " + "[" * 2048 + "]" * 2048 + "\n")
+    result = cli("config", "show")
+    assert "chronos.minutes = 20" in result.stdout  # the default
+    assert "nested too deeply" in one_line_error(result, code=1) and "internal error" not in result.stderr
+    assert config.load(paths.config_dir(), paths.state_dir(), str(project)) == config.DEFAULTS
 
 
 def test_set_refuses_a_section_that_is_not_a_table(project: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 import time
@@ -82,6 +83,33 @@ def test_runtime_not_prepared_quotes_the_bootstrap_log(healthy: Path) -> None:
     [text] = problems()
     assert f"runtime {VERSION} not prepared" in text and "no network" in text
     assert "start a new Claude Code session" in cli("doctor").stdout
+
+
+def test_a_failed_first_run_is_described_as_it_is(healthy: Path) -> None:
+    shutil.rmtree(healthy / "runtime" / VERSION)
+    (healthy / "runtime" / VERSION / "bin").mkdir(parents=True)  # the venv began, pip failed
+    (healthy / "runtime" / ".failed").write_text(json.dumps({
+        "at": 1_700_000_000, "version": VERSION, "python": "/usr/bin/python3", "network": True,
+        "cause": "ERROR: Could not find a version that satisfies the requirement hatchling",
+        "retry": "when the package index answers"}))
+    [text] = problems()
+    assert f"runtime {VERSION} half-built" in text and "failed at 2023-11-1" in text
+    assert "satisfies the requirement hatchling" in text
+    assert "it retries when the package index answers" in cli("doctor").stdout
+
+
+def test_a_fifo_in_place_of_the_resident_log_does_not_hang_doctor(healthy: Path) -> None:
+    import signal
+
+    folder = healthy / "runtime" / VERSION / "resident"
+    folder.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(folder / "resident.log")
+    signal.alarm(10)  # were the open to block, the test fails instead of hanging
+    try:
+        assert doctor.tail_lines(folder / "resident.log") == []
+        cli("doctor")
+    finally:
+        signal.alarm(0)
 
 
 def test_hooks_json_missing_an_event(healthy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -77,7 +77,7 @@ def test_a_crash_between_evidence_and_mark_still_counts_once(project: str, monke
         learning.on_session_end(project, "s0", state_dir(), cfg(), T0 + 60)
     monkeypatch.setattr(scopes, "record", real)
     start(project, "s1", T0 + DAY)
-    assert len(project_records(project)) == 2  # written twice ...
+    assert len(project_records(project)) == 1  # written once: the store said it held it ...
     assert rule(project, "error-loop", T0 + DAY)["detections"] == 1  # ... counted once
 
 
@@ -293,3 +293,47 @@ def test_a_session_quiet_for_hours_then_looping_through_the_hook(project: str) -
         send(fail, now=T0 + 3 * HOUR + 60 + i)
     send(event("SessionEnd", "a"), now=T0 + 3 * HOUR + 120)
     assert [(r["type"], r["rule"]) for r in project_records(project)] == [("detection", "error-loop")]
+
+
+KILL_AT = {
+    # After the project's store took the evidence, before the promotion index counted it.
+    "before-index": "scopes.record = die",
+    # After the index counted it, before the global store and the `.done` mark.
+    "before-global": ("real = store.append\n"
+                      "store.append = lambda path, *a, **k: die() if path == store.global_path() else real(path, *a, **k)"),
+}
+
+
+@pytest.mark.parametrize("where", list(KILL_AT))
+def test_sigkill_between_append_and_mark_then_a_compaction_counts_the_session_once(
+        project: str, where: str) -> None:
+    import json
+    import signal
+    import subprocess
+    import sys
+
+    old = [{"v": 1, "type": "detection", "rule": "error-loop", "at": T0 - 40 * DAY, "session": f"{i:016x}"}
+           for i in range(10)]
+    Path(project, ".claude").mkdir()
+    Path(store.project_path(project)).write_text("".join(json.dumps(r) + "\n" for r in old))
+    write_session("s0", project, T0, **LOOP)
+    tests = Path(__file__).parent
+    code = (f"import os, signal, sys\nsys.path[:0] = [{str(tests.parent)!r}, {str(tests)!r}]\n"
+            "from metacog import learning\nfrom metacog.learning import scopes, store\n"
+            "from learningtest import cfg, state_dir\n"
+            "def die(*args, **kwargs):\n    os.kill(os.getpid(), signal.SIGKILL)\n"
+            f"{KILL_AT[where]}\n"
+            f"learning.on_session_end({project!r}, 's0', state_dir(), cfg(), {T0 + 60})\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60, check=False)
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    # Another session's evidence compacts the store before anything finishes s0's evaluation,
+    # folding everything it may (keep_days = 0) into one aggregate.
+    write_session("s1", project, T0 + 120, **LOOP)
+    small = cfg(learning={"compact_bytes": 1024, "keep_days": 0})
+    learning.on_session_end(project, "s1", state_dir(), small, T0 + 180)
+    assert any(r["type"] == "aggregate" for r in project_records(project))
+    start(project, "s2", T0 + DAY)  # finishes s0's evaluation
+    assert rule(project, "error-loop", T0 + DAY)["detections"] == 12  # 10 old, s0 once, s1
+    index = json.loads(Path(scopes.index_path()).read_text())
+    assert [t[0] for t in index["rules"]["error-loop"]["projects"].values()] == [2]  # s0 and s1
+    assert not list(Path(state_dir(), "learning", "marks").glob("*.writing"))

@@ -174,7 +174,7 @@ def test_reading_a_store_is_one_bounded_pass(project: str, monkeypatch: pytest.M
             for i in range(20000)]
     path = write_store(project, [json.dumps(r) for r in recs])
     reads, parsed = [], []
-    real_read, real_loads = store.read_fd, store.fastjson.loads
+    real_read, real_loads = store.read_fd, store.parse_json
 
     def read_fd(fd: int, cap: int) -> bytes:
         data = real_read(fd, cap)
@@ -186,7 +186,7 @@ def test_reading_a_store_is_one_bounded_pass(project: str, monkeypatch: pytest.M
         return real_loads(text)
 
     monkeypatch.setattr(store, "read_fd", read_fd)
-    monkeypatch.setattr(store.fastjson, "loads", loads)
+    monkeypatch.setattr(store, "parse_json", loads)
     got = confidence.tally(store.read(path, T0).records)
     assert got["error-loop"][0] == 20000
     # One read of the file, once, and one parse per line: linear in the store's size.
@@ -206,3 +206,31 @@ def test_the_quarantine_keeps_the_newest_copies(project: str) -> None:
         store.quarantine(path, f"copy {i}\n".encode(), T0 + i)
     kept = sorted(Path(p).read_text() for p in learning.health(project)["quarantined"])
     assert kept == sorted(f"copy {i}\n" for i in range(5, store.QUARANTINE_KEEP + 5))
+
+
+def test_a_store_far_past_the_cap_costs_one_bounded_read_and_no_rewrite(
+        project: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    line = json.dumps({"v": 1, "type": "detection", "rule": "error-loop", "at": T0, "session": "0" * 16})
+    path = write_store(project, [line] * 10)
+    with open(path, "ab") as fh:  # 73 MB, as a committed store once was
+        fh.truncate(73 << 20)
+    read = []
+    real = store.read_fd
+
+    def read_fd(fd: int, cap: int) -> bytes:
+        data = real(fd, cap)
+        read.append(len(data))
+        return data
+
+    monkeypatch.setattr(store, "read_fd", read_fd)
+    session(project, "s0", T0 + 60, LOOP)  # SessionStart, digest, SessionEnd (an append)
+    assert sum(read) <= 16 << 20  # a few bounded reads (the digest's, the journal's), never 73 MB
+    assert os.path.getsize(path) > 73 << 20  # appended to, never rewritten (it cannot be rebuilt)
+
+
+def test_the_digest_claims_no_more_than_the_cap(project: str) -> None:
+    agg = {"v": 1, "type": "aggregate", "rule": "error-loop", "detections": 10_000_000, "suppressions": 3,
+           "first": T0, "last": T0}
+    write_store(project, [json.dumps(agg)])
+    text = build.compile_digest(project, cfg(), T0 + 60)["text"]
+    assert "(seen 10,000+×, held 3×)" in text and "10000000" not in text

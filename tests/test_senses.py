@@ -360,24 +360,6 @@ def test_a_hostile_project_config_is_not_read(tmp_path: Path, target: str) -> No
     assert said[:3] == ["", "", ""] and "4 times in a row" in said[3]  # defaults apply
 
 
-def test_a_config_cache_from_an_older_version_does_not_pin_old_defaults(isolated_home: Path) -> None:
-    import json
-
-    from metacog import config
-
-    (isolated_home / "config").mkdir(parents=True)
-    (isolated_home / "config" / "config.toml").write_text("[vestibular]\nsame_action = 3\n")
-    texts([bash("git status")])  # writes the cache
-    [cache] = (isolated_home / "state").glob("config-cache-*.json")
-    body = json.loads(cache.read_text())
-    # The format earlier versions wrote: values already merged with the defaults of the day.
-    cache.write_text(json.dumps({"key": body["key"], "values": {"chronos": {"min_minutes_for_calls": 5},
-                                                                "vestibular": {"same_action": 3}}}))
-    cfg = config.load(str(isolated_home / "config"), str(isolated_home / "state"), "/home/dev/project")
-    assert cfg["vestibular"]["same_action"] == 3
-    assert cfg["chronos"]["min_minutes_for_calls"] == config.DEFAULTS["chronos"]["min_minutes_for_calls"] == 15
-
-
 def test_idle_pauses_count_nothing() -> None:
     said = [agent_text(send(prompt("go"), now=T0))]
     said += [agent_text(send(bash(f"echo {i}"), now=T0 + 3600 * (i + 1))) for i in range(20)]

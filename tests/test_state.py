@@ -95,6 +95,27 @@ def test_old_sessions_are_collected(isolated_home: Path) -> None:
     assert not (folder / "old.json").exists() and (folder / "new.json").exists()
 
 
+def test_what_was_set_aside_in_a_files_place_is_collected_too(isolated_home: Path) -> None:
+    folder = isolated_home / "state" / "sessions"
+    folder.mkdir(parents=True)
+    for kind in ("folder", "fifo", "link"):
+        path = folder / f"{kind}.json"
+        if kind == "folder":
+            (path / "inside").mkdir(parents=True)
+        elif kind == "fifo":
+            os.mkfifo(path)
+        else:
+            path.symlink_to("/dev/zero")
+        assert state.load(str(path), kind, time.time())["v"] == state.SCHEMA  # set aside, a fresh state
+    aside = sorted(folder.glob("*.corrupt-*"))
+    assert len(aside) == 3
+    old = time.time() - state.GC_AGE_S - 10
+    for path in aside:
+        os.utime(path, (old, old), follow_symlinks=False)
+    state.collect_garbage(str(isolated_home / "state"), time.time())
+    assert not list(folder.glob("*.corrupt-*"))
+
+
 def test_windows_are_capped(isolated_home: Path) -> None:
     for i in range(state.MAX_WINDOWS + 10):
         send(captured("PostToolUse", "Bash", agent_id=f"agent{i}", agent_type="x"), now=1_800_000_000 + i)
@@ -120,7 +141,9 @@ def test_hook_stderr_log_is_rotated_at_session_start(tmp_path: Path, monkeypatch
     log.write_bytes(b"x" * (fsutil.LOG_CAP + 1))
     monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(tmp_path))
     assert send(captured("SessionStart")) is None
-    assert not log.exists() and (tmp_path / "hook-stderr.log.1").exists()
+    assert (tmp_path / "hook-stderr.log.1").stat().st_size == fsutil.LOG_CAP + 1
+    # The next one is started empty and private: run.sh's `2>>` would create it with the umask.
+    assert log.stat().st_size == 0 and log.stat().st_mode & 0o777 == 0o600
 
 
 def test_a_huge_transcript_is_read_in_bounded_steps(tmp_path: Path, isolated_home: Path) -> None:

@@ -237,6 +237,14 @@ def doctor(as_json: Annotated[bool, typer.Option("--json", help="Print the findi
         raise typer.Exit(1)
 
 
+@app.command()
+def cleanup(yes: Annotated[bool, typer.Option("--yes", help="Remove them (without it, only list them).")] = False) -> None:
+    """Remove metacog's own folders (state, learned rules, config) after `claude plugin uninstall`."""
+    from metacog.cli import cleanup as cleanup_mod
+
+    typer.echo(cleanup_mod.run(yes))
+
+
 def run() -> None:
     """The console script `metacog` (and `python -m metacog`)."""
     app(prog_name=PROG)

@@ -9,11 +9,16 @@ import difflib
 import os
 import time
 
+MESSAGE_CAP = 600  # characters of a one-line error: room for two paths and the fix
 
 class CliError(Exception):
-    """An expected failure: one line for the person (what is wrong, what to do), an exit code."""
+    """An expected failure: one line for the person (what is wrong, what to do), an exit code.
+
+    The line is capped: a message quoting what the person typed once echoed a 131 KB argument.
+    """
 
     def __init__(self, message: str, code: int = 1) -> None:
+        message = one_line(message, MESSAGE_CAP)
         super().__init__(message)
         self.message = message
         self.code = code
@@ -43,7 +48,7 @@ def closest(word: str, choices: list[str], n: int = 3) -> list[str]:
 
 def one_line(text: object, cap: int = 300) -> str:
     """Any text folded onto one line and capped (exception messages can be long)."""
-    folded = " ".join(str(text).split())
+    folded = " ".join(str(text)[: cap * 4].split())
     return folded if len(folded) <= cap else folded[: cap - 1] + "…"
 
 

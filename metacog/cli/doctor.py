@@ -18,6 +18,7 @@ import metacog
 from metacog import config, learning, paths, resident
 from metacog.cli import settings
 from metacog.cli.common import closest, one_line
+from metacog.fsutil import read_capped
 
 OK, NOTE, PROBLEM = "ok", "note", "problem"
 MIN_PYTHON = (3, 10)
@@ -62,14 +63,20 @@ def plugin_data_dirs() -> list[Path]:
 
 
 def tail_lines(path: Path) -> list[str]:
+    """The last lines of a log: a regular file only (a FIFO in its place once hung doctor)."""
+    from metacog.fsutil import open_regular
+
     try:
-        with open(path, "rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            size = fh.tell()
-            fh.seek(max(0, size - TAIL_BYTES))
-            data = fh.read()
+        fd = open_regular(str(path))
     except OSError:
         return []
+    try:
+        size = os.fstat(fd).st_size
+        data = os.pread(fd, TAIL_BYTES, max(0, size - TAIL_BYTES))
+    except OSError:
+        return []
+    finally:
+        os.close(fd)
     lines = data.decode("utf-8", "replace").splitlines()
     return lines[1:] if size > TAIL_BYTES else lines  # the first may be cut
 
@@ -105,13 +112,33 @@ def check_runtime(root: Path | None) -> list[dict]:
         if version in ready:
             out.append(finding(OK, f"runtime {version} ready in {data / 'runtime' / version}"))
             continue
-        found = f" (found: {', '.join(ready)})" if ready else ""
-        why = f"; last bootstrap log line: {one_line(last, 200)}" if last else ""
-        out.append(finding(PROBLEM, f"runtime {version} not prepared in {data}{found}{why}",
-                           "start a new Claude Code session (its SessionStart hook builds the runtime; "
-                           "it needs Python 3.10+ with venv and access to PyPI); "
-                           f"details in {log}"))
+        out.append(_not_ready(data, version, ready, last))
     return out
+
+
+def _not_ready(data: Path, version: str, ready: list[str], last: str) -> dict:
+    """What the runtime's folder really holds: never built, being built, half-built, failed."""
+    base = data / "runtime"
+    log = data / "bootstrap.log"
+    found = f" (ready: {', '.join(ready)})" if ready else ""
+    try:
+        failed = json.loads(read_capped(str(base / ".failed"), 65536) or b"null")
+    except (OSError, ValueError, RecursionError):
+        failed = None
+    half = (base / version).is_dir()
+    state = "half-built (its folder exists without the .ready mark)" if half else "not prepared"
+    if isinstance(failed, dict) and failed.get("version") == version:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(failed["at"])) \
+            if isinstance(failed.get("at"), (int, float)) else "an unknown time"
+        return finding(PROBLEM, f"runtime {version} {state} in {data}{found}: the first-run setup failed at "
+                       f"{when} with {failed.get('python', '?')}: {one_line(failed.get('cause', '?'), 240)}",
+                       f"it retries {failed.get('retry', 'at the next session start')}; "
+                       f"pip's whole output is in {log}")
+    why = f"; last bootstrap log line: {one_line(last, 200)}" if last else ""
+    return finding(PROBLEM, f"runtime {version} {state} in {data}{found}{why}",
+                   "start a new Claude Code session (its SessionStart hook builds the runtime; "
+                   "it needs Python 3.10+ with venv and access to the package index once); "
+                   f"details in {log}")
 
 
 def check_resident(root: Path | None) -> list[dict]:
@@ -153,7 +180,7 @@ def check_resident(root: Path | None) -> list[dict]:
 
 def _resident_pid(folder: Path) -> int:
     try:
-        pid = int((folder / "pid").read_text().strip())
+        pid = int(read_capped(str(folder / "pid"), 64).strip() or b"0")
         os.kill(pid, 0)
     except (OSError, ValueError):
         return 0

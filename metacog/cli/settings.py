@@ -13,7 +13,7 @@ import os
 
 from metacog import config, paths
 from metacog.cli.common import CliError, closest, one_line
-from metacog.fsutil import atomic_write
+from metacog.fsutil import atomic_write, read_capped
 
 _UNSET = object()
 _TRUE = ("true", "yes", "on", "1")
@@ -34,7 +34,7 @@ def split_key(key: str) -> tuple[str, str]:
         raise CliError(f"{section!r} is a section; name one of its keys: {names}", code=2)
     near = closest(key, all_keys())
     hint = f"closest: {', '.join(near)}" if near else "`metacog config show` lists them all"
-    raise CliError(f"unknown setting {key!r}; {hint}", code=2)
+    raise CliError(f"unknown setting {one_line(repr(key), 80)}; {hint}", code=2)
 
 
 def accepts(section: str, name: str, value: object) -> bool:
@@ -48,30 +48,34 @@ def parse_value(key: str, raw: str) -> object:
     section, name = split_key(key)
     default = config.DEFAULTS[section][name]
     text = raw.strip()
+    shown = one_line(repr(raw), 80)
+    if not text.isascii():
+        # int() and float() take any script's digits ("٣" is 3); TOML, which the hook reads, does not.
+        raise CliError(f"{key} takes ASCII digits or true/false, not {shown}", code=2)
     if isinstance(default, bool):
         if text.lower() in _TRUE:
             return True
         if text.lower() in _FALSE:
             return False
-        raise CliError(f"{key} is true or false, not {raw!r}", code=2)
+        raise CliError(f"{key} is true or false, not {shown}", code=2)
     if isinstance(default, int):
         try:
             value = int(text, 10)
         except ValueError:
-            raise CliError(f"{key} is a whole number (like {default}), not {raw!r}", code=2) from None
+            raise CliError(f"{key} is a whole number (like {default}), not {shown}", code=2) from None
     elif isinstance(default, float):
         try:
             value = float(text)
         except ValueError:
-            raise CliError(f"{key} is a number (like {default}), not {raw!r}", code=2) from None
+            raise CliError(f"{key} is a number (like {default}), not {shown}", code=2) from None
         if not math.isfinite(value):
-            raise CliError(f"{key} must be a finite number, not {raw!r}", code=2)
+            raise CliError(f"{key} must be a finite number, not {shown}", code=2)
     else:
         return raw
     low, high = config.LIMITS.get((section, name), (0, float("inf")))
     if not low <= value <= high:
         bounds = f"at least {low:g}" if high == float("inf") else f"from {low:g} to {high:g}"
-        raise CliError(f"{key} is {bounds}, not {raw!r}", code=2)
+        raise CliError(f"{key} is {bounds}, not {shown}", code=2)
     return value
 
 
@@ -219,8 +223,8 @@ def set_value(key: str, raw: str, root: str, project: bool) -> str:
     if os.path.exists(path):
         try:
             doc = config.parse_toml(path)
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                had_comments = any(line.lstrip().startswith("#") for line in fh)
+            had_comments = any(line.lstrip().startswith(b"#")
+                               for line in read_capped(path, config.CONFIG_CAP).splitlines())
         except ValueError as exc:
             raise CliError(f"{path} is not valid TOML ({one_line(exc, 160)}); fix or delete it, "
                            "then set the value again") from None

@@ -8,12 +8,14 @@ all the same, so a mistake here cannot open a channel from a committed file to t
 
 from __future__ import annotations
 
-from metacog import fastjson
-from metacog.fsutil import read_capped
+from metacog.fsutil import read_json
 from metacog.learning import confidence, settings, store
 from metacog.learning.detectors import LESSONS, RULES, SENSES, enabled
 
 LINE_CAP = 150
+# What the digest claims at most: a committed store is anyone's text and may claim any count
+# (one said 10,000,000); one session gives a rule one piece of evidence, so more is not work seen.
+CLAIM_CAP = 10_000
 HEADER = "metacog: lessons from earlier sessions, most reliable first (`/metacog forget <id>` drops one):"
 # C0 and C1 controls, DEL, line/paragraph separators, zero-width and bidirectional controls.
 _UNSAFE = {c: " " for c in (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029, 0xFEFF,
@@ -39,10 +41,14 @@ def collect(root: str, cfg: dict, now: float) -> list[dict]:
     return out
 
 
+def _times(count: int) -> str:
+    return f"{CLAIM_CAP:,}+×" if count > CLAIM_CAP else f"{count}×"
+
+
 def evidence(rule: dict) -> str:
     if rule["id"] in LESSONS:
-        return f"worked {rule['detections']}×"
-    return f"seen {rule['detections']}×, held {rule['suppressions']}×"
+        return f"worked {_times(rule['detections'])}"
+    return f"seen {_times(rule['detections'])}, held {_times(rule['suppressions'])}"
 
 
 def line(rule: dict) -> str:
@@ -105,8 +111,8 @@ def render(rules: list[dict], retro: str, max_rules: int, max_chars: int) -> tup
 
 def read_retro(path: str) -> object:
     try:
-        return fastjson.loads(read_capped(path, 4096) or b"null")
-    except ValueError:
+        return read_json(path, 4096)
+    except (OSError, ValueError):
         return None
 
 

@@ -8,7 +8,7 @@ failure did not happen is a suppression (the rule held); a session where the
 situation never arose says nothing about the rule. A session's length alone is never
 the situation: a long session that never met it did not test the rule, and counting
 it as "held" would inflate the rule's confidence. So a precondition that reads a
-summary field the session lacks (an older summary, or a field not counted yet) is not
+summary field the session lacks (a summary older than the field) is not
 met, and a detector whose failure is seen through a sense that is switched off says
 nothing (the failure could not have been seen, so its absence is no evidence).
 
@@ -26,11 +26,11 @@ from metacog.config import DEFAULTS
 from metacog.learning import settings
 
 # Summary fields the detectors read (metacog.summary); anything else there is ignored, and
-# one missing reads as 0. Three are not counted yet: "wide_edits" (edits to a file with at
-# least spatial.min_importers importers, counted by Spatial whether or not it spoke),
-# "code_edits" (edits to code files, as Echo counts them) and "tracked_calls" (main-agent
-# calls under a request that named things, once the work had touched one, as Drift follows
-# them). Until the summary has them, the situations they say never arose: no evidence.
+# one missing reads as 0: a summary written before "wide_edits" (edits to a file with at
+# least spatial.min_importers importers, counted whether or not Spatial spoke), "code_edits"
+# (edits to code files, as Echo counts them) and "tracked_calls" (main-agent calls under a
+# request that named things, once the work had touched one, as Drift follows them) were
+# counted says their situations never arose: no evidence.
 NUMBERS = ("calls", "main_calls", "errors", "reads", "edits", "searches", "bash", "prompts",
            "max_error_streak", "max_file_reads", "max_repeat", "max_search_repeat",
            "max_calls_between_prompts", "max_minutes_between_prompts", "max_context_fill",

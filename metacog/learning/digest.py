@@ -12,12 +12,12 @@ from __future__ import annotations
 import os
 import zlib
 
-from metacog import fastjson
-from metacog.fsutil import atomic_write, ensure_dir
+from metacog.fsutil import atomic_write, dumps, ensure_dir, read_json, write_all
 from metacog.learning import settings, store
 from metacog.learning.detectors import CONFIG_DEFAULTS
 
 CACHE_SCHEMA = 1
+CACHE_CAP = 64 * 1024  # a digest is at most config.DIGEST_HARD_CEILING characters
 DAY = 86400.0
 
 
@@ -48,7 +48,7 @@ def active_path(state_dir: str, session_id: str) -> str:
 def _fingerprint(cfg: dict) -> str:
     sections = [cfg.get(name) for name in ("learning", "digest", *CONFIG_DEFAULTS)]
     try:
-        return fastjson.dumps(sections)
+        return dumps(sections)
     except (TypeError, ValueError):  # a TOML date or NaN in a detector's table
         return repr(sections)
 
@@ -60,28 +60,27 @@ def cached(root: str, state_dir: str, cfg: dict, now: float) -> dict:
            store.stamp(retro), _fingerprint(cfg), int(now // DAY)]
     path = cache_path(state_dir, root)
     try:
-        with open(path, "rb") as fh:
-            hit = fastjson.loads(fh.read())
-        if isinstance(hit, dict) and hit.get("key") == key:
+        hit = read_json(path, CACHE_CAP)
+        if isinstance(hit, dict) and hit.get("key") == key and isinstance(hit.get("text"), str) \
+                and isinstance(hit.get("ids"), list):
             return hit
     except (OSError, ValueError):
-        pass
+        pass  # absent, or whatever is there instead: compiled again and written over
     from metacog.learning.build import compile_digest
 
     compiled = compile_digest(root, cfg, now, retro)
     out = {"key": key, "text": compiled["text"], "ids": compiled["ids"]}
     try:
-        atomic_write(path, fastjson.dumps(out))
-    except OSError:
-        pass  # a cache only: the next prompt compiles again
+        atomic_write(path, dumps(out))
+    except (OSError, ValueError):
+        pass  # a cache only (a folder in its place, a full disk): the next prompt compiles again
     return out
 
 
 def read_active(state_dir: str, session_id: str) -> set[str]:
     """The rule ids the session's digest carried (empty if it had none, or no digest)."""
     try:
-        with open(active_path(state_dir, session_id), "rb") as fh:
-            mark = fastjson.loads(fh.read(65536))
+        mark = read_json(active_path(state_dir, session_id), 65536)
     except (OSError, ValueError):
         return set()
     ids = mark.get("ids") if isinstance(mark, dict) else None
@@ -112,7 +111,7 @@ def digest_once(root: str, session_id: str, state_dir: str, cfg: dict, now: floa
     try:
         # Written even when there is nothing to say: the digest is a start-of-session
         # thing, and later prompts then cost one lstat.
-        os.write(fd, fastjson.dumps({"v": 1, "root": root, "at": now, "ids": compiled["ids"]}).encode())
+        write_all(fd, dumps({"v": 1, "root": root, "at": now, "ids": compiled["ids"]}).encode())
     finally:
         os.close(fd)
     return compiled["text"] if isinstance(compiled.get("text"), str) else ""

@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import math
 import os
+from typing import Callable
 
-from metacog import fastjson, state
-from metacog.fsutil import atomic_write, ensure_dir, locked, log_error, read_capped
+from metacog import state
+from metacog.fsutil import atomic_write, dumps, ensure_dir, locked, log_error, read_json, set_aside, touch
 from metacog.learning import detectors, digest, scopes, settings, store
 
 MARK_GC_AGE_S = 24 * 3600
@@ -55,11 +56,11 @@ def _number(value: object) -> float:
 
 def _read_mark(path: str) -> dict | None:
     """A `.done` mark: None if there is none, {} if it cannot say what was evaluated."""
-    if not os.path.lexists(path):
-        return None
     try:
-        mark = fastjson.loads(read_capped(path, MARK_CAP) or b"null")
-    except ValueError:
+        mark = read_json(path, MARK_CAP)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):  # damaged, or not a file: evaluated once, what it gave is unknown
         return {}
     return mark if isinstance(mark, dict) else {}
 
@@ -79,7 +80,7 @@ def _fingerprint(summary: object, active: set[str]) -> str:
     and which detectors read them."""
     seen = [summary, sorted(active), detectors.VERSION]
     try:
-        text = fastjson.dumps(seen)
+        text = dumps(seen)
     except (TypeError, ValueError):  # NaN, or a type JSON lacks
         text = repr(seen)
     return store.short_hash(text)
@@ -99,13 +100,14 @@ def evaluate(state_dir: str, session_id: str, root_hint: str, cfg: dict, now: fl
     sid = state.clean_session_id(session_id)
     if not sid:
         return False
-    done = _mark(state_dir, sid, "done")
-    if not _pending(_read_mark(done), state.read(state_dir, sid)):
+    done, writing = _mark(state_dir, sid, "done"), _mark(state_dir, sid, "writing")
+    if not os.path.lexists(writing) and not _pending(_read_mark(done), state.read(state_dir, sid)):
         return False
     ensure_dir(digest.marks_dir(state_dir))
     with locked(done, timeout=10.0):
         mark, st = _read_mark(done), state.read(state_dir, sid)
-        if not _pending(mark, st):
+        cut_short = os.path.lexists(writing)
+        if not cut_short and not _pending(mark, st):
             return False  # the racing hook finished it while we waited
         st = st or {}
         root = st.get("root") if isinstance(st.get("root"), str) and st.get("root") else root_hint
@@ -113,21 +115,73 @@ def evaluate(state_dir: str, session_id: str, root_hint: str, cfg: dict, now: fl
         active = digest.read_active(state_dir, sid)
         seen = _fingerprint(summary, active)
         evidence, written = _evidence(mark), -1
-        if mark is None or mark.get("seen") != seen:
+        journal = _read_journal(writing) if cut_short else {}
+        if cut_short or mark is None or mark.get("seen") != seen:
             written = 0
             if isinstance(summary, dict) and root:
-                evidence, written = _record(state_dir, sid, root, st, summary, active, cfg, now, evidence)
+                evidence, written = _record(state_dir, sid, root, st, summary, active, cfg, now, evidence,
+                                            journal if cut_short else None)
         # Rewritten when nothing changed too: the state's new `updated` is then known to say nothing new.
-        atomic_write(done, fastjson.dumps({"v": MARK_SCHEMA, "at": now, "root": root,
-                                           "updated": st.get("updated"), "judge": detectors.VERSION,
-                                           "seen": seen,
-                                           "evidence": evidence, "records": max(written, 0)}))
+        atomic_write(done, dumps({"v": MARK_SCHEMA, "at": now, "root": root,
+                                  "updated": st.get("updated"), "judge": detectors.VERSION,
+                                  "seen": seen, "evidence": evidence, "records": max(written, 0)}))
+        try:
+            os.unlink(writing)
+        except FileNotFoundError:
+            pass
+        except OSError:  # a folder in its place: gone aside, or every evaluation would take the store's word
+            set_aside(writing)
     return written >= 0
 
 
+def _given(root: str, sid: str, now: float) -> list[list[str]]:
+    """The evidence the project's store counts for a session: its last record per (rule, sig)."""
+    session = store.short_hash(sid)
+    latest: dict[tuple[str, str], str] = {}
+    for rec in store.read(store.project_path(root), now).records:
+        if rec.get("session") == session and rec["type"] in (*store.EVIDENCE, store.RETRACTION):
+            latest[(rec["rule"], rec.get("sig", ""))] = rec["type"]
+    return [[kind, rule, sig] for (rule, sig), kind in latest.items() if kind != store.RETRACTION]
+
+
+def _read_journal(path: str) -> dict:
+    try:
+        journal = read_json(path, MARK_CAP)
+    except (OSError, ValueError):
+        return {}
+    return journal if isinstance(journal, dict) else {}
+
+
+def _cut_short(state_dir: str) -> frozenset[str]:
+    """Hashes of the sessions whose evaluation was killed while appending (their `.writing`
+    journal is still there): a compaction must not fold their records, or the evaluation that
+    finishes the job would count them again (97 detections for 96 sessions, once)."""
+    try:
+        names = os.listdir(digest.marks_dir(state_dir))
+    except OSError:
+        return frozenset()
+    return frozenset(store.short_hash(n[: -len(".writing")]) for n in names if n.endswith(".writing"))
+
+
+def _changes(previous: list[list[str]], evidence: list[list[str]], rec: Callable) -> tuple[list, list]:
+    """(records that bring `previous` to `evidence`, the earlier evidence they replace)."""
+    before = {(rule, sig): kind for kind, rule, sig in previous}
+    after = {(rule, sig): kind for kind, rule, sig in evidence}
+    records = [rec(kind, *k) for k, kind in after.items() if before.get(k) != kind]
+    records += [rec(store.RETRACTION, *k) for k in before if k not in after]
+    return records, [rec(kind, *k) for k, kind in before.items() if after.get(k) != kind]
+
+
 def _record(state_dir: str, sid: str, root: str, st: dict, summary: dict, active: set[str], cfg: dict,
-            now: float, previous: list[list[str]]) -> tuple[list[list[str]], int]:
-    """Append what this evaluation changes; (the evidence it gives, records written)."""
+            now: float, previous: list[list[str]], journal: dict | None) -> tuple[list[list[str]], int]:
+    """Append what this evaluation changes; (the evidence it gives, records written).
+
+    Three files take part (the project's store, the promotion index, the global store) and a
+    process can be killed between any two. A journal (`<sid>.writing`) exists from before the
+    first append to the `.done` mark and says how far it got; `journal` is an earlier one, left
+    by a killed evaluation: the store's own records then say what it holds for the session,
+    the journal what the index counted and what was still owed to the global store.
+    """
     learn = settings.learning(cfg)
     # Dated when the session happened, not when it was evaluated.
     when = _number(summary.get("last_ts")) or _number(st.get("updated")) or now
@@ -142,16 +196,39 @@ def _record(state_dir: str, sid: str, root: str, st: dict, summary: dict, active
 
     evidence = [[kind, rule, store.short_hash(sig) if sig else ""]
                 for kind, rule, sig in detectors.judge(summary, active, cfg)]
-    before = {(rule, sig): kind for kind, rule, sig in previous}
-    after = {(rule, sig): kind for kind, rule, sig in evidence}
-    records = [rec(kind, *k) for k, kind in after.items() if before.get(k) != kind]
-    records += [rec(store.RETRACTION, *k) for k in before if k not in after]
-    superseded = [rec(kind, *k) for k, kind in before.items() if after.get(k) != kind]
-    store.append(store.project_path(root), records, now, learn["compact_bytes"], learn["keep_days"])
-    to_global = scopes.record(root, records, learn["promote_projects"], superseded)
-    store.append(store.global_path(), to_global, now, learn["compact_bytes"], learn["keep_days"])
+    owed: list[dict] = []
+    counted = previous
+    if journal is not None:
+        if isinstance(journal.get("index"), list):
+            counted = _evidence({"evidence": journal["index"]})
+            owed = [r for r in journal.get("global") or [] if store.validate(r, now) == store.OK]
+        previous = _given(root, sid, now)
+    records, _ = _changes(previous, evidence, rec)
+    for_index, superseded = _changes(counted, evidence, rec)
+    if records or for_index or owed:
+        _write(state_dir, sid, root, learn, now, records, for_index, superseded, owed, evidence)
     _retrospective(state_dir, root, summary, when)
     return evidence, len(records)
+
+
+def _write(state_dir: str, sid: str, root: str, learn: dict, now: float, records: list[dict],
+           for_index: list[dict], superseded: list[dict], owed: list[dict], evidence: list[list[str]]) -> None:
+    path = _mark(state_dir, sid, "writing")
+    atomic_write(path, "{}")  # before the first append: from here on, the store's word counts
+    try:
+        store.append(store.project_path(root), records, now, learn["compact_bytes"], learn["keep_days"],
+                     _cut_short(state_dir))
+    except TimeoutError:
+        raise
+    except OSError as exc:
+        # A read-only checkout, a full disk: the project keeps nothing of this session, but the
+        # promotion index and the global store still learn, and the session counts as evaluated
+        # (it is not retried, and failing, at every SessionStart).
+        log_error(state_dir, f"learning: {store.project_path(root)} not written: {type(exc).__name__}: {exc}")
+    to_global = owed + scopes.record(root, for_index, learn["promote_projects"], superseded)
+    atomic_write(path, dumps({"index": evidence, "global": to_global}))
+    store.append(store.global_path(), to_global, now, learn["compact_bytes"], learn["keep_days"],
+                 _cut_short(state_dir))
 
 
 def _retrospective(state_dir: str, root: str, summary: dict, when: float) -> None:
@@ -160,16 +237,15 @@ def _retrospective(state_dir: str, root: str, summary: dict, when: float) -> Non
         return  # a conversation without tool calls has nothing to recall
     path = digest.retro_path(state_dir, root)
     try:
-        with open(path, "rb") as fh:
-            prior = fastjson.loads(fh.read(4096))
+        prior = read_json(path, 4096)
         if isinstance(prior, dict) and _number(prior.get("at")) > when:
             return  # a later session of this project was evaluated first
     except (OSError, ValueError):
         pass
     minutes = max(f["last_ts"] - f["first_ts"], 0) / 60 if f["first_ts"] else 0
     fired = {name: int(n) for name, n in f["fired"].items() if n > 0}
-    atomic_write(path, fastjson.dumps({"v": 1, "at": when, "calls": int(f["calls"]),
-                                       "minutes": round(minutes, 1), "fired": fired}))
+    atomic_write(path, dumps({"v": 1, "at": when, "calls": int(f["calls"]),
+                              "minutes": round(minutes, 1), "fired": fired}))
 
 
 def finished(state_dir: str, root: str, session_id: str, now: float, stale_s: float) -> list[str]:
@@ -253,5 +329,5 @@ def on_session_end(root: str, session_id: str, state_dir: str, cfg: dict, now: f
     ended = _mark(state_dir, sid, "ended")
     ensure_dir(digest.marks_dir(state_dir))
     # First, so a SessionEnd that is cut short still lets the next SessionStart finish the job.
-    os.close(os.open(ended, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600))
+    touch(ended)
     evaluate(state_dir, sid, root, cfg, now)

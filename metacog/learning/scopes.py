@@ -13,10 +13,9 @@ which other projects exist.
 from __future__ import annotations
 
 import os
-import time
 
-from metacog import fastjson, paths
-from metacog.fsutil import atomic_write, locked, read_capped
+from metacog import paths
+from metacog.fsutil import atomic_write, dumps, locked, read_capped, read_json, set_aside
 from metacog.learning import store
 from metacog.learning.detectors import RULES
 
@@ -24,6 +23,7 @@ INDEX_NAME = "learning-index.json"
 CONFIG_CAP = 64 * 1024  # a git config is a few hundred bytes
 INDEX_SCHEMA = 1
 PROJECTS_CAP = 200  # per rule; the least recently active go first
+INDEX_CAP = 8 << 20  # bytes; 12 rules x 200 projects is about 200 KiB
 
 
 def index_path() -> str:
@@ -113,17 +113,13 @@ def _normal_url(url: str, root: str) -> str:
 
 def _load(path: str) -> dict:
     try:
-        with open(path, "rb") as fh:
-            index = fastjson.loads(fh.read())
+        index = read_json(path, INDEX_CAP)
     except FileNotFoundError:
         return {"v": INDEX_SCHEMA, "rules": {}}
-    except (OSError, ValueError):
+    except (OSError, ValueError):  # whatever is there instead: cut short, not JSON, a FIFO, a folder
         index = None
     if not isinstance(index, dict) or index.get("v") != INDEX_SCHEMA or not isinstance(index.get("rules"), dict):
-        try:  # kept for `metacog doctor`, never silently overwritten
-            os.replace(path, f"{path}.corrupt-{int(time.time())}")
-        except OSError:
-            pass
+        set_aside(path)  # kept for `metacog doctor`, never silently overwritten
         return {"v": INDEX_SCHEMA, "rules": {}}
     return index
 
@@ -202,7 +198,7 @@ def record(root: str, records: list[dict], promote_projects: int,
                     "detections": int(sum(t[0] for t in tallies)),
                     "suppressions": int(sum(t[1] for t in tallies)),
                     "first": min(t[2] for t in tallies), "last": max(t[3] for t in tallies)})
-        atomic_write(path, fastjson.dumps(index))
+        atomic_write(path, dumps(index), sync_dir=True)
     return to_global
 
 
@@ -224,4 +220,4 @@ def forget(rule: str, root: str = "") -> None:
         else:
             changed = rules.pop(rule, None) is not None
         if changed:
-            atomic_write(path, fastjson.dumps(index))
+            atomic_write(path, dumps(index), sync_dir=True)

@@ -28,8 +28,9 @@ import os
 import stat
 import zlib
 
-from metacog import fastjson, paths
-from metacog.fsutil import append_line, atomic_write, ensure_dir, locked, read_fd
+from metacog import paths
+from metacog.fsutil import Unreadable, append_line, atomic_write, dumps, ensure_dir, locked, open_regular, \
+    parse_json, read_fd, write_all
 from metacog.learning.detectors import RULES
 
 SCHEMA = 1
@@ -40,7 +41,10 @@ EVIDENCE = ("detection", "suppression", "lesson")
 RETRACTION = "retraction"
 AGGREGATE = "aggregate"
 QUARANTINE_KEEP = 20  # copies of broken stores kept for `metacog doctor`; the oldest go first
-READ_CAP = 64 << 20  # a healthy store stays under compact_bytes; past this it is not rewritten
+# A healthy store stays under compact_bytes (at most half of this, config.LIMITS); past this
+# only the beginning is read and it is never rewritten: a 73 MB committed store once cost
+# 3.8 s at every SessionStart and SessionEnd.
+READ_CAP = 4 << 20
 LINE_CAP = 1024  # a valid record is under 200 bytes
 COUNT_CAP = 10**7
 HASH_CAP = 32
@@ -179,20 +183,17 @@ class Contents:
 
 def _read_bytes(path: str, contents: Contents) -> bytes:
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        fd = open_regular(path)
     except FileNotFoundError:
         return b""
-    except OSError as exc:
+    except (OSError, Unreadable) as exc:
         contents.exists = os.path.lexists(path)
-        contents.refused = "symlink" if os.path.islink(path) else type(exc).__name__
+        contents.refused = ("symlink" if os.path.islink(path) else "not a regular file"
+                            if isinstance(exc, Unreadable) else type(exc).__name__)
         return b""
     try:
-        st = os.fstat(fd)
         contents.exists = True
-        if not stat.S_ISREG(st.st_mode):
-            contents.refused = "not a regular file"
-            return b""
-        contents.size = st.st_size
+        contents.size = os.fstat(fd).st_size
         data = read_fd(fd, READ_CAP + 1)
     finally:
         os.close(fd)
@@ -215,7 +216,7 @@ def read(path: str, now: float, keep_lines: bool = False) -> Contents:
     tail = lines.pop()  # '' after a final newline; otherwise a partial line
     if tail.strip():
         contents.partial = True
-    loads, records, kept = fastjson.loads, contents.records, contents.lines
+    loads, records, kept = parse_json, contents.records, contents.lines
     corrupt = unknown = 0
     for line in lines:
         if not line.strip():
@@ -251,8 +252,8 @@ def _lock_for(path: str) -> str:
 
 def _ends_with_newline(path: str) -> bool:
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
+        fd = open_regular(path)
+    except (OSError, ValueError):
         return True
     try:
         size = os.fstat(fd).st_size
@@ -261,21 +262,26 @@ def _ends_with_newline(path: str) -> bool:
         os.close(fd)
 
 
-def append(path: str, records: list[dict], now: float, compact_bytes: int, keep_days: float) -> None:
-    """Append one line per record under the store's lock; compact if it grew past the cap."""
+def append(path: str, records: list[dict], now: float, compact_bytes: int, keep_days: float,
+           protect: frozenset[str] = frozenset()) -> None:
+    """Append one line per record under the store's lock; compact if it grew past the cap.
+
+    `protect`: session hashes whose evidence a compaction must keep as it is (their
+    evaluation was cut short: folded into an aggregate, it would be counted again).
+    """
     if not path or not records:
         return
     with locked(_lock_for(path), timeout=5.0):
         if not _ends_with_newline(path):
             append_line(path, "")  # a crashed writer's fragment must not swallow our first line
         for rec in records:
-            append_line(path, fastjson.dumps(rec))
+            append_line(path, dumps(rec))
         try:
             size = os.lstat(path).st_size
         except OSError:
             return
-        if size > compact_bytes:
-            _compact(path, now, compact_bytes, keep_days)
+        if compact_bytes < size <= READ_CAP:  # larger, it cannot be rebuilt: not read for nothing
+            _compact(path, now, compact_bytes, keep_days, protect)
 
 
 def _aggregate(rule: str, tally: list) -> dict:
@@ -319,9 +325,13 @@ def quarantine(path: str, data: bytes, now: float) -> str:
         except FileExistsError:
             continue
         try:
-            os.write(fd, data)  # the bytes as they were, undecoded
-        finally:
+            write_all(fd, data)  # the bytes as they were, undecoded
+            os.fsync(fd)
+        except BaseException:
             os.close(fd)
+            os.unlink(target)  # a partial copy is no copy: the rewrite that needed it does not happen
+            raise
+        os.close(fd)
         _cap_quarantine(folder)
         return target
     raise OSError(f"quarantine full for {base}")
@@ -339,7 +349,8 @@ def _cap_quarantine(folder: str) -> None:
         pass
 
 
-def _compact(path: str, now: float, compact_bytes: int, keep_days: float) -> bool:
+def _compact(path: str, now: float, compact_bytes: int, keep_days: float,
+             protect: frozenset[str] = frozenset()) -> bool:
     """Merge old evidence into one aggregate per rule. The caller holds the store's lock."""
     contents = read(path, now, keep_lines=True)
     if contents.refused or contents.truncated or not contents.records:
@@ -347,6 +358,7 @@ def _compact(path: str, now: float, compact_bytes: int, keep_days: float) -> boo
     cutoff = now - keep_days * DAY
     totals: dict = {}
     recent: list[tuple[str, dict]] = []
+    kept: list[str] = []  # evidence of protected sessions: kept as it is, never folded
     unknown: list[str] = []
     winner = {key(rec): i for i, (_, status, rec) in enumerate(contents.lines) if status == OK}
     for i, (line, status, rec) in enumerate(contents.lines):
@@ -354,7 +366,9 @@ def _compact(path: str, now: float, compact_bytes: int, keep_days: float) -> boo
             k = key(rec)
             if k is not None and (winner[k] != i or rec["type"] == RETRACTION):
                 continue  # replaced by a later evaluation; a retraction goes with what it withdrew
-            if rec["type"] == AGGREGATE or rec["at"] < cutoff:
+            if rec.get("session") in protect:
+                kept.append(line)
+            elif rec["type"] == AGGREGATE or rec["at"] < cutoff:
                 fold(totals, rec)
             else:
                 recent.append((line, rec))
@@ -367,10 +381,10 @@ def _compact(path: str, now: float, compact_bytes: int, keep_days: float) -> boo
         for _, rec in recent:  # recent evidence alone is too much: fold it all
             fold(totals, rec)
         body = []
-    head = [fastjson.dumps(_aggregate(rule, tally)) for rule, tally in totals.items()]
+    head = [dumps(_aggregate(rule, tally)) for rule, tally in totals.items()]
     if dropped:
         quarantine(path, contents.raw, now)
-    atomic_write(path, "".join(line + "\n" for line in head + body + unknown))
+    atomic_write(path, "".join(line + "\n" for line in head + body + kept + unknown), sync_dir=True)
     return True
 
 
@@ -389,7 +403,7 @@ def remove_rule(path: str, rule: str, now: float) -> int:
             else:
                 kept.append(line)
         if removed:
-            atomic_write(path, "".join(line + "\n" for line in kept))
+            atomic_write(path, "".join(line + "\n" for line in kept), sync_dir=True)
     return removed
 
 
