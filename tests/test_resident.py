@@ -49,7 +49,17 @@ def data(tmp_path: Path) -> Path:
     folder = tmp_path / "plugin-data"
     make_runtime(folder)
     yield folder
-    stop(folder / "runtime" / VERSION / "resident")
+    end_residents(folder / "runtime" / VERSION)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def no_resident_outlives_this_module(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Every resident process a test here started has ended by the module's end."""
+    yield
+    left = started_under(tmp_path_factory.getbasetemp())
+    for pid in left:
+        end(pid)
+    assert not left, f"resident processes left running: {left}"
 
 
 def stop(home: Path) -> None:
@@ -57,6 +67,45 @@ def stop(home: Path) -> None:
         os.kill(int((home / "pid").read_text()), signal.SIGKILL)
     except (OSError, ValueError):
         pass
+
+
+def end(pid: int) -> None:
+    for sig in (signal.SIGCONT, signal.SIGKILL):  # SIGCONT: a stopped one too
+        try:
+            os.kill(pid, sig)
+        except OSError:
+            return
+
+
+def started_under(folder: Path) -> set[int]:
+    """Live processes whose program or script path lies under `folder` (Linux's /proc)."""
+    found = set()
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            if (entry / "stat").read_text().rpartition(")")[2].split()[0] == "Z":
+                continue  # ended, not yet reaped by its parent
+        except OSError:
+            continue
+        if any(arg.startswith(os.fsencode(folder)) for arg in argv[:1]):
+            found.add(int(entry.name))
+    return found
+
+
+def end_residents(runtime: Path) -> None:
+    """End the runtime's resident processes, also one that a direct call started a moment
+    ago (before it wrote its pid): with .ready gone, no call starts another."""
+    (runtime / ".ready").unlink(missing_ok=True)
+    home = runtime / "resident"
+    for _ in range(200):
+        pids = started_under(runtime)
+        if (home / "pid").exists():
+            stop(home)
+        for pid in pids:
+            end(pid)
+        if not pids:
+            return
+        time.sleep(0.05)
 
 
 def hook_env(data: Path, home: Path, **extra: str) -> dict[str, str]:
@@ -313,10 +362,12 @@ def test_calls_behind_a_busy_resident_run_the_hook_themselves(data: Path, tmp_pa
             "resident.serve()\n")
     server = subprocess.Popen([str(data / "runtime" / VERSION / "bin" / "python"), "-I", "-c", code],
                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    stuck = None
     try:
         assert wait_for(lambda: (home / resident.SOCKET).is_socket())
         env = hook_env(data, tmp_path / "home")
-        stuck = subprocess.Popen([SH, str(RUN_SH)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+        stuck = subprocess.Popen([SH, str(RUN_SH)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
+                                 start_new_session=True)  # its client too ends with it (killpg below)
         stuck.stdin.write(json.dumps(captured("PostToolUse", "Read", tool_use_id="toolu_stuck", session_id="other"))
                           .encode())
         stuck.stdin.close()
@@ -324,9 +375,12 @@ def test_calls_behind_a_busy_resident_run_the_hook_themselves(data: Path, tmp_pa
         got = replies([run_sh(p, env) for p in failures(3)])
         # Counted once each: a call counted twice would have spoken at the second.
         assert got[:2] == ["", ""] and "the same error 3 times" in got[2]
-        stuck.kill()
     finally:
+        if stuck is not None:
+            os.killpg(stuck.pid, signal.SIGKILL)
+            stuck.wait()
         server.kill()
+        server.wait()
 
 
 @pytest.mark.parametrize("request_bytes", [b"", b"metacog1", b"metacog1\0\0\0\x09A=1\0", b"metacog2\0\0\0\0{}",
