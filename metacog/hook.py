@@ -38,7 +38,7 @@ def main(exit_process: bool = True, mode: str = "") -> None:
 
             resident.ensure()
     except BaseException as exc:  # noqa: BLE001 - the one place every failure ends up
-        _log_failure(state_dir, exc)
+        log_failure(state_dir, exc)
     finally:
         if exit_process:
             # Skip interpreter teardown: the reply is flushed, nothing else is pending.
@@ -64,7 +64,9 @@ def handle(raw: bytes, state_dir: str, now: float | None = None) -> str:
     return fastjson.dumps(reply) if reply else ""
 
 
-def _log_failure(state_dir: str, exc: BaseException) -> None:
+def log_failure(state_dir: str, exc: BaseException) -> None:
+    """The one error boundary, for the direct hook and the resident process alike: the
+    end of the traceback to metacog.log. Never raises."""
     try:
         import traceback
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import subprocess
@@ -70,6 +71,26 @@ def test_hook_import_path_never_loads_the_cli_or_heavy_modules() -> None:
                          capture_output=True, text=True, check=True)
     loaded = set(json.loads(out.stdout.splitlines()[-1]))
     assert not loaded & {"typer", "click", "rich", "metacog.cli"}
+    assert "metacog.server" not in loaded  # the resident process's side: only it imports that
+
+
+def metacog_imports(path: Path) -> set[str]:
+    """The metacog modules a source file imports, anywhere in it (inside functions too)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("metacog"):
+            found |= {node.module.partition(".")[2]} if "." in node.module else {a.name for a in node.names}
+        elif isinstance(node, ast.Import):
+            found |= {a.name.partition(".")[2] for a in node.names if a.name.startswith("metacog.")}
+    return found
+
+
+def test_no_import_circle_between_the_hook_and_the_resident_process() -> None:
+    """hook -> resident (starting one); server (being one) -> hook: never the other way."""
+    names = {name: metacog_imports(ROOT / "metacog" / f"{name}.py") for name in ("hook", "resident", "server")}
+    assert "resident" in names["hook"] and "server" not in names["hook"]
+    assert not names["resident"] & {"hook", "server"}
+    assert {"hook", "resident"} <= names["server"]
 
 
 def test_a_tool_call_or_failure_does_not_import_re_or_json() -> None:

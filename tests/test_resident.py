@@ -22,6 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from metacog import resident
+from metacog.server import parse
 
 ROOT = Path(__file__).resolve().parents[1]
 VERSION = json.loads((ROOT / ".claude-plugin" / "plugin.json").read_text())["version"]
@@ -154,8 +155,8 @@ def resident_only(data: Path) -> None:
 def resident_process(home: Path, patch: str = "") -> subprocess.Popen:
     """A resident process of this checkout serving `home`, started and listening; `patch`
     runs first (a test's changes to the code around what it tests)."""
-    code = ("import sys, time; sys.path.insert(0, sys.argv[1])\nfrom metacog import hook, resident\n"
-            f"{patch}\nresident.serve(sys.argv[2])\n")
+    code = ("import sys, time; sys.path.insert(0, sys.argv[1])\nfrom metacog import hook, resident, server\n"
+            f"{patch}\nserver.serve(sys.argv[2])\n")
     server = subprocess.Popen([sys.executable, "-I", "-c", code, str(ROOT), str(home)], stdin=subprocess.DEVNULL,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     assert wait_for(lambda: (home / resident.SOCKET).is_socket() or server.poll() is not None)
@@ -280,7 +281,7 @@ def test_one_resident_per_runtime_and_it_leaves_when_its_socket_goes(data: Path,
     home = start_session(data, env)
     first = int((home / "pid").read_text())
     # A second one (another SessionStart racing this one) finds the lock taken and leaves.
-    code = "from metacog.resident import serve; serve()"
+    code = "from metacog.server import serve; serve()"
     second = subprocess.run([str(data / "runtime" / VERSION / "bin" / "python"), "-I", "-c", code],
                             capture_output=True, timeout=30, check=False)
     assert (second.returncode, second.stderr) == (0, b"")
@@ -308,7 +309,7 @@ def test_a_stuck_call_ends_the_process_and_says_where(tmp_path: Path) -> None:
 
 def test_idle_resident_leaves(tmp_path: Path) -> None:
     home = tmp_path / "resident"
-    server = resident_process(home, "resident.IDLE_SECONDS = 0.5; resident.TICK_SECONDS = 0.1")
+    server = resident_process(home, "resident.IDLE_SECONDS = 0.5; server.TICK_SECONDS = 0.1")
     assert server.wait(timeout=30) == 0
     assert not (home / resident.SOCKET).exists()
 
@@ -352,14 +353,14 @@ def test_calls_behind_a_busy_resident_run_the_hook_themselves(data: Path, tmp_pa
     itself with stdin untouched: nothing is lost, nothing counted twice."""
     home = data / "runtime" / VERSION / "resident"
     code = ("import sys, time\n"
-            "from metacog import hook, resident\n"
+            "from metacog import hook, server\n"
             "real = hook.handle\n"
             "def handle(raw, state_dir):\n"
             "    if b'toolu_stuck' in raw:\n"
             "        time.sleep(60)\n"
             "    return real(raw, state_dir=state_dir)\n"
             "hook.handle = handle\n"
-            "resident.serve()\n")
+            "server.serve()\n")
     server = subprocess.Popen([str(data / "runtime" / VERSION / "bin" / "python"), "-I", "-c", code],
                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     stuck = None
@@ -386,19 +387,19 @@ def test_calls_behind_a_busy_resident_run_the_hook_themselves(data: Path, tmp_pa
 @pytest.mark.parametrize("request_bytes", [b"", b"metacog1", b"metacog1\0\0\0\x09A=1\0", b"metacog2\0\0\0\0{}",
                                            b"metacog1\0\x20\0\0{}"])
 def test_parse_refuses_what_the_client_never_sends(request_bytes: bytes) -> None:
-    assert resident.parse(request_bytes) is None
+    assert parse(request_bytes) is None
 
 
 def test_parse_reads_the_clients_format() -> None:
     env = b"A=1\0B=x=y\0EMPTY=\0"
-    assert resident.parse(b"metacog1" + len(env).to_bytes(4, "big") + env + b'{"k":1}') == (
+    assert parse(b"metacog1" + len(env).to_bytes(4, "big") + env + b'{"k":1}') == (
         {"A": "1", "B": "x=y", "EMPTY": ""}, b'{"k":1}')
-    assert resident.parse(b"metacog1\0\0\0\0") == ({}, b"")
+    assert parse(b"metacog1\0\0\0\0") == ({}, b"")
 
 
 @given(st.binary(max_size=512), st.booleans())
 def test_parse_takes_any_bytes_without_raising(tail: bytes, magic: bool) -> None:
-    parsed = resident.parse((resident.MAGIC if magic else b"") + tail)
+    parsed = parse((resident.MAGIC if magic else b"") + tail)
     if parsed is not None:
         env, payload = parsed
         assert all(isinstance(k, str) and isinstance(v, str) and k for k, v in env.items())
