@@ -30,7 +30,7 @@ if [ -z "${1:-}" ] && [ "${METACOG_RESIDENT:-}" != 0 ] && [ -S "$R/resident/hook
     # PERL_BADLANG=0: no warning on every call where the locale is not installed.
     PERL_BADLANG=0 perl -T "$H/client.pl" "$R/resident" 2>>"$L" && exit 0
     # Not 0: the resident process did not take the call (client.pl exits 0 once it
-    # has), and stdin is untouched: the hook runs here.
+    # has), and stdin is untouched: the hook runs here. (metacog/protocol.py)
 fi
 # -I: the user's PYTHONPATH or PYTHONSTARTUP must not reach metacog's interpreter.
 "$R/bin/python" -I -c "import sys; from metacog.hook import main; main(mode=sys.argv[1])" "${1:-direct}" 2>>"$L"

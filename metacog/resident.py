@@ -11,9 +11,9 @@ and the resident one can run side by side.
 
 This module starts one (`ensure`, imported by the hook); metacog/server.py is what the
 started process runs. Nothing depends on it. A call is the resident's only once it has
-taken it (the byte `server._answer` sends first); no socket, no Perl, a refused connection, or nobody taking the
-call within 2 s: the client exits 3 with stdin untouched and run.sh runs the hook
-itself (and `ensure` starts a resident process for the next calls, at most once a
+taken it (metacog/protocol.py describes the exchange); no socket, no Perl, a refused
+connection, or nobody taking the call within 2 s: the client exits with stdin untouched
+and run.sh runs the hook itself (and `ensure` starts a resident process for the next calls, at most once a
 minute). It serves one call at a time (in-process: a forked child per call measured
 3 ms slower, see the commit log), ends after 15 idle minutes, after `MAX_CALLS`, after
 a call that grew it by `MAX_GROWTH_MB`, or as soon as its socket is no longer its own
@@ -29,12 +29,9 @@ import sys
 import time
 
 from metacog import fsutil
+from metacog.protocol import SOCKET, WATCHDOG_SECONDS  # noqa: F401 - metacog doctor reads them here
 
-SOCKET = "hook.sock"  # hooks/client.pl connects to this name, relative to the folder
-MAGIC = b"metacog1"  # the client's first bytes; then a 4-byte length and its environment
-ENV_CAP = 8 << 20  # hooks/client.pl does not send more (and runs the hook itself then)
 IDLE_SECONDS = 15 * 60
-WATCHDOG_SECONDS = 6  # after up to 2 s in line; hooks/client.pl gives up at 9 s, Claude Code at 10
 START_EVERY = 60.0  # seconds between two attempts to start one
 LOG_CAP = 64 * 1024
 

@@ -11,7 +11,7 @@ import os
 import sys
 import time
 
-from metacog import fsutil, hook, resident
+from metacog import fsutil, hook, protocol, resident
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ def serve(home: str = "") -> None:
     here = os.open(home, os.O_RDONLY | os.O_DIRECTORY)
     fsutil.atomic_write(os.path.join(home, "pid"), f"{os.getpid()}\n")  # before the socket: `stop` finds it
     os.chdir(here)  # bind a relative name: socket paths are limited to about 104 bytes
-    fresh = resident.SOCKET + ".new"  # bound and listening before it takes the name: no refused connects
+    fresh = protocol.SOCKET + ".new"  # bound and listening before it takes the name: no refused connects
     try:
         os.unlink(fresh)  # a previous process's leftover: the lock says it is gone
     except FileNotFoundError:
@@ -64,8 +64,8 @@ def serve(home: str = "") -> None:
     finally:
         os.umask(old_umask)
     listener.listen(64)
-    os.replace(fresh, resident.SOCKET)
-    mine = os.stat(resident.SOCKET).st_ino
+    os.replace(fresh, protocol.SOCKET)
+    mine = os.stat(protocol.SOCKET).st_ino
     log = resident.open_log(home)
 
     listener.settimeout(TICK_SECONDS)
@@ -110,7 +110,7 @@ def _peak_mb() -> float:
 def _owns(here: int, inode: int) -> bool:
     """Whether the folder (held open as `here`) still names this process's socket."""
     try:
-        return os.stat(resident.SOCKET, dir_fd=here, follow_symlinks=False).st_ino == inode
+        return os.stat(protocol.SOCKET, dir_fd=here, follow_symlinks=False).st_ino == inode
     except OSError:
         return False
 
@@ -120,7 +120,7 @@ def _retire(here: int, listener: socket.socket, inode: int, log: int) -> None:
     find nobody and run the hook themselves), then answer what already connected."""
     if _owns(here, inode):
         try:
-            os.unlink(resident.SOCKET, dir_fd=here)
+            os.unlink(protocol.SOCKET, dir_fd=here)
         except OSError:
             pass
     listener.setblocking(False)
@@ -138,15 +138,15 @@ def _answer(conn: socket.socket, log: int, here: int) -> None:
     calls the process is itself again: its own environment, its own folder."""
     import faulthandler
 
-    faulthandler.dump_traceback_later(resident.WATCHDOG_SECONDS, exit=True, file=log)
+    faulthandler.dump_traceback_later(protocol.WATCHDOG_SECONDS, exit=True, file=log)
     state_dir = ""
     try:
         conn.setblocking(True)
         conn.settimeout(READ_TIMEOUT)
         # The call is taken: until this byte the client may still run the hook itself
         # (a call waiting behind a slow one, or stranded by this process's end, is not lost).
-        conn.sendall(b"+")
-        request = _receive(conn, hook.STDIN_CAP + resident.ENV_CAP)
+        conn.sendall(protocol.TAKEN)
+        request = _receive(conn, hook.STDIN_CAP + protocol.ENV_CAP)
         parsed = parse(request)
         if parsed is None:
             return
@@ -197,14 +197,14 @@ def _receive(conn: socket.socket, cap: int) -> bytes:
 def parse(request: bytes) -> tuple[dict[str, str], bytes] | None:
     """(environment, payload) from a client's request, or None if it is not one.
 
-    The format hooks/client.pl writes: resident.MAGIC, the environment's length (4 bytes, big
+    The format hooks/client.pl writes: protocol.MAGIC, the environment's length (4 bytes, big
     endian), the environment as NUL-terminated NAME=value entries, then the payload.
     """
-    head = len(resident.MAGIC) + 4
-    if len(request) < head or not request.startswith(resident.MAGIC):
+    head = len(protocol.MAGIC) + 4
+    if len(request) < head or not request.startswith(protocol.MAGIC):
         return None
-    size = int.from_bytes(request[len(resident.MAGIC):head], "big")
-    if size > resident.ENV_CAP or len(request) < head + size:
+    size = int.from_bytes(request[len(protocol.MAGIC):head], "big")
+    if size > protocol.ENV_CAP or len(request) < head + size:
         return None
     env = {}
     for entry in request[head:head + size].split(b"\0"):

@@ -21,7 +21,7 @@ from hooktest import captured
 from hypothesis import given
 from hypothesis import strategies as st
 
-from metacog import resident
+from metacog import protocol, resident
 from metacog.server import parse
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -155,7 +155,7 @@ def resident_only(data: Path) -> None:
 def resident_process(home: Path, patch: str = "") -> subprocess.Popen:
     """A resident process of this checkout serving `home`, started and listening; `patch`
     runs first (a test's changes to the code around what it tests)."""
-    code = ("import sys, time; sys.path.insert(0, sys.argv[1])\nfrom metacog import hook, resident, server\n"
+    code = ("import sys, time; sys.path.insert(0, sys.argv[1])\nfrom metacog import hook, protocol, resident, server\n"
             f"{patch}\nserver.serve(sys.argv[2])\n")
     server = subprocess.Popen([sys.executable, "-I", "-c", code, str(ROOT), str(home)], stdin=subprocess.DEVNULL,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -263,7 +263,7 @@ def test_garbage_on_the_socket_is_dropped_and_the_next_call_served(data: Path, t
     env = hook_env(data, tmp_path / "home")
     home = start_session(data, env)
     resident_only(data)
-    for junk in (b"", b"GET / HTTP/1.0\r\n\r\n", resident.MAGIC + b"\xff\xff\xff\xff", resident.MAGIC + b"\0\0\0\x05ab"):
+    for junk in (b"", b"GET / HTTP/1.0\r\n\r\n", protocol.MAGIC + b"\xff\xff\xff\xff", protocol.MAGIC + b"\0\0\0\x05ab"):
         with socket.socket(socket.AF_UNIX) as conn:
             conn.connect(str(home / resident.SOCKET))
             conn.sendall(junk)
@@ -296,7 +296,7 @@ def test_a_stuck_call_ends_the_process_and_says_where(tmp_path: Path) -> None:
     """The watchdog: a call past WATCHDOG_SECONDS ends the resident process; the client
     gives up in silence. (The hook is made to hang; the watchdog is what is tested.)"""
     home = tmp_path / "resident"
-    server = resident_process(home, "resident.WATCHDOG_SECONDS = 1\nhook.handle = lambda raw, state_dir: time.sleep(60)")
+    server = resident_process(home, "protocol.WATCHDOG_SECONDS = 1\nhook.handle = lambda raw, state_dir: time.sleep(60)")
     try:
         out = subprocess.run(client(home), input=json.dumps(failures(1)[0]).encode(), capture_output=True,
                              timeout=30, check=False)
@@ -399,7 +399,7 @@ def test_parse_reads_the_clients_format() -> None:
 
 @given(st.binary(max_size=512), st.booleans())
 def test_parse_takes_any_bytes_without_raising(tail: bytes, magic: bool) -> None:
-    parsed = parse((resident.MAGIC if magic else b"") + tail)
+    parsed = parse((protocol.MAGIC if magic else b"") + tail)
     if parsed is not None:
         env, payload = parsed
         assert all(isinstance(k, str) and isinstance(v, str) and k for k, v in env.items())
