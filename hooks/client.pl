@@ -5,8 +5,9 @@
 # (a Python start costs 11 ms or more bare, about 20 inside Claude Code). -T: the person's
 # PERL5OPT and PERL5LIB do not apply here. Two phases:
 # - until the resident process takes the call (the byte it sends when it starts on
-#   this connection) and this script reads stdin, every failure exits $NOT_TAKEN with stdin
-#   untouched: hooks/run.sh then runs the hook itself. Bounded: a resident busy for
+#   this connection) and this script reads stdin, every failure exits $NOT_TAKEN (or
+#   $LATE when the resident did not take the call in time) with stdin untouched:
+#   hooks/run.sh then runs the hook itself. Bounded: a resident busy for
 #   2 s is as good as none.
 # - from the first read of stdin, the call is the resident's: a failure ends in
 #   silence (exit $DONE), like the hook's own failures.
@@ -19,6 +20,7 @@ my $ENV_CAP = 8 << 20;
 my $TAKE_SECONDS = 2;
 my $CALL_SECONDS = 9;
 my $NOT_TAKEN = 3;
+my $LATE = 4;
 my $DONE = 0;
 # One handler for both phases: Perl runs whatever handler is set when it gets to the
 # signal, so swapping handlers would let a late alarm end a taken call in silence.
@@ -46,7 +48,10 @@ my $address = $^O =~ /bsd|darwin|dragonfly/ ? pack('CC', 2 + length $name, 1) . 
 connect($sock, $address) or exit $NOT_TAKEN;
 binmode $_ for $sock, \*STDIN, \*STDOUT;
 my $taken;
-exit $NOT_TAKEN unless sysread($sock, $taken, 1) && $taken eq $TAKEN;
+$status = $LATE;  # connected, and the alarm comes first: a resident busy, or stuck
+my $got = sysread($sock, $taken, 1);
+$status = $NOT_TAKEN;
+exit $NOT_TAKEN unless $got && $taken eq $TAKEN;
 
 # Taken. 9 s in all (Claude Code's limit is 10); the resident's watchdog ends a call
 # stuck for 6 s.

@@ -16,8 +16,8 @@ STDIN_CAP = 64 * 1024 * 1024  # larger payloads are not parsed: silence, not a s
 def main(exit_process: bool = True, mode: str = "") -> None:
     """Entry point. Never raises, never exits non-zero, prints only the reply.
 
-    `mode` is what hooks/run.sh knows: "session-start", "session-end", or "direct" (a
-    call the resident process did not take). At a session's start and on a direct call,
+    `mode` is what hooks/run.sh knows: "session-start", "session-end", "direct" (a call
+    the resident process did not take) or "late" (one it did not take in time). At a session's start and on a direct call,
     once the reply is out, a resident process is started for the calls to come
     (metacog/resident.py, which decides whether one is needed).
     """
@@ -33,10 +33,10 @@ def main(exit_process: bool = True, mode: str = "") -> None:
         if reply:
             sys.stdout.write(reply)
             sys.stdout.flush()
-        if mode in ("session-start", "direct"):
+        if mode in ("session-start", "direct", "late"):
             from metacog import resident
 
-            resident.ensure()
+            resident.ensure(late=mode == "late")
     except BaseException as exc:  # noqa: BLE001 - the one place every failure ends up
         log_failure(state_dir, exc)
     finally:

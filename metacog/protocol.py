@@ -6,8 +6,10 @@ and runs `perl -T client.pl <runtime>/resident` with the payload on its stdin.
 1. The client connects to SOCKET in that folder (both this user's alone) and waits up
    to TAKE_SECONDS for the resident to send TAKEN, the one byte meaning "this call is
    mine". Until then stdin is untouched: any failure (no socket, refused, another byte,
-   nobody in time) exits NOT_TAKEN, and run.sh runs the hook itself with the same stdin
-   (mode "direct": it may start a resident for the next calls, see `resident.ensure`).
+   nobody in time) exits NOT_TAKEN, or LATE when it connected but nobody took the call
+   in time, and run.sh runs the hook itself with the same stdin (mode "direct", or
+   "late": it may start a resident for the next calls, or replace a stuck one, see
+   `resident.ensure`).
 2. Taken: the client sends MAGIC, its environment's length (4 bytes, big endian; at
    most ENV_CAP, else it exits NOT_TAKEN before connecting), the environment as
    NUL-terminated NAME=value entries, then stdin to its end, and shuts down its side.
@@ -32,4 +34,5 @@ TAKE_SECONDS = 2  # the client waits this long for TAKEN
 CALL_SECONDS = 9  # the client's bound for the whole call
 WATCHDOG_SECONDS = 6  # a call running this long ends the resident process
 NOT_TAKEN = 3  # client exit: stdin untouched, run.sh runs the hook itself
+LATE = 4  # client exit: the same, after a resident did not take the call within TAKE_SECONDS
 DONE = 0  # client exit: the call was the resident's, answered or ended in silence

@@ -29,9 +29,13 @@ import sys
 import time
 
 from metacog import fsutil
-from metacog.protocol import SOCKET, WATCHDOG_SECONDS  # noqa: F401 - metacog doctor reads them here
+from metacog.protocol import SOCKET, TAKE_SECONDS, WATCHDOG_SECONDS  # noqa: F401 - doctor reads SOCKET here
 
 IDLE_SECONDS = 15 * 60
+LATE_MARK = "late"  # since when calls found the resident not taking them in time
+# Late for this long, it is stuck: a call is taken within TAKE_SECONDS of the one before
+# it ending, and no call runs past its watchdog.
+STUCK_SECONDS = TAKE_SECONDS + WATCHDOG_SECONDS
 START_EVERY = 60.0  # seconds between two attempts to start one
 LOG_CAP = 64 * 1024
 
@@ -44,9 +48,13 @@ def folder() -> str:
 # --- starting one ---------------------------------------------------------------------
 
 
-def ensure(now: float | None = None) -> None:
+def ensure(now: float | None = None, late: bool = False) -> None:
     """Start a resident process unless one runs, one was started within the minute, or it
     could not help here (not metacog's runtime, no Perl for the client, switched off).
+
+    `late`: this call reached a resident that did not take it in time. A busy one is
+    free again within a call's bound; one late for longer is stuck (stopped, or past its
+    watchdog) and holds its lock for good: it is ended and replaced.
 
     Best-effort: never raises. Runs only where the hook runs directly (SessionStart, or a
     call that found nobody to hand it to), after the reply is out.
@@ -57,18 +65,19 @@ def ensure(now: float | None = None) -> None:
         if not os.path.exists(os.path.join(sys.prefix, ".ready")):
             return  # somebody else's interpreter (tests, a checkout): nothing to keep resident
         home = private_folder()
-        if home is None or _running(home):
+        if home is None:
+            return
+        now = time.time() if now is None else now
+        replaced = late and _end_if_stuck(home, now)
+        if _running(home):
             return
         marker = os.path.join(home, "started")
-        now = time.time() if now is None else now
         try:
-            if now - os.stat(marker).st_mtime < START_EVERY:
+            if now - os.stat(marker).st_mtime < START_EVERY and not replaced:
                 return  # started (or failed to) a moment ago: no crash loop, no crowd
         except OSError:
             pass
-        with open(marker, "w"):
-            pass
-        os.utime(marker, (now, now))
+        _touch(marker, now)
         import shutil
 
         if shutil.which("perl") is None:
@@ -76,6 +85,39 @@ def ensure(now: float | None = None) -> None:
         _spawn(home)
     except Exception:  # noqa: BLE001, S110 - the hook's reply is out; nothing to report to
         pass
+
+
+def _touch(path: str, now: float) -> None:
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o600))
+    os.utime(path, (now, now))
+
+
+def _end_if_stuck(home: str, now: float) -> bool:
+    """Whether the resident was late (a `late` mark, which it clears when it serves a
+    call) for longer than a busy one can be, and was ended for it."""
+    mark = os.path.join(home, LATE_MARK)
+    try:
+        since = os.stat(mark).st_mtime
+    except FileNotFoundError:
+        since = None
+    if since is None or not 0 <= now - since <= STUCK_SECONDS * 4:
+        _touch(mark, now)  # the first late call (an old mark is another episode's)
+        return False
+    if now - since < STUCK_SECONDS or not _running(home):
+        return False
+    import signal
+
+    try:
+        with open(os.path.join(home, "pid"), "rb") as fh:
+            pid = int(fh.read(32))
+        os.kill(pid, signal.SIGKILL)  # a stopped process ends too
+    except (OSError, ValueError):
+        return False
+    os.unlink(mark)
+    deadline = time.monotonic() + 1.0
+    while _running(home) and time.monotonic() < deadline:
+        time.sleep(0.01)  # its lock goes with it
+    return True
 
 
 def private_folder(home: str = "") -> str | None:

@@ -83,6 +83,7 @@ def serve(home: str = "") -> None:
                     break
                 continue
             _answer(conn, log, here)
+            _not_late(here)
             calls += 1
             idle_since = time.monotonic()
             if _peak_mb() - start_mb > MAX_GROWTH_MB:
@@ -105,6 +106,14 @@ def _peak_mb() -> float:
 
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak / (1 << 20) if sys.platform == "darwin" else peak / 1024
+
+
+def _not_late(here: int) -> None:
+    """A call served: whatever late mark callers left, this process is not stuck."""
+    try:
+        os.unlink(resident.LATE_MARK, dir_fd=here)
+    except OSError:
+        pass
 
 
 def _owns(here: int, inode: int) -> bool:

@@ -40,7 +40,7 @@ def test_the_client_carries_the_protocols_values() -> None:
     assert values == {"SOCKET": protocol.SOCKET.encode(), "MAGIC": protocol.MAGIC, "TAKEN": protocol.TAKEN,
                       "ENV_CAP": protocol.ENV_CAP, "TAKE_SECONDS": protocol.TAKE_SECONDS,
                       "CALL_SECONDS": protocol.CALL_SECONDS, "NOT_TAKEN": protocol.NOT_TAKEN,
-                      "DONE": protocol.DONE}
+                      "LATE": protocol.LATE, "DONE": protocol.DONE}
 
 
 def test_the_client_uses_its_values_not_literals() -> None:
@@ -55,6 +55,7 @@ def test_run_sh_and_the_resident_agree_with_the_protocol() -> None:
     assert os.path.basename(resident.folder()) == "resident"
     # Only the protocol's DONE ends run.sh; anything else runs the hook with stdin untouched.
     assert f'client.pl" "$R/resident" 2>>"$L" && exit {protocol.DONE}' in RUN_SH
+    assert f"[ $? = {protocol.LATE} ] && M=late" in RUN_SH
     assert resident.SOCKET == protocol.SOCKET and resident.WATCHDOG_SECONDS == protocol.WATCHDOG_SECONDS
 
 
@@ -63,7 +64,7 @@ def test_the_bounds_fit_inside_claude_codes_timeout() -> None:
     shortest = min(h["timeout"] for event in ("PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "SubagentStop")
                    for group in hooks[event] for h in group["hooks"])
     assert protocol.TAKE_SECONDS + protocol.WATCHDOG_SECONDS < protocol.CALL_SECONDS < shortest
-    assert protocol.NOT_TAKEN != protocol.DONE
+    assert len({protocol.NOT_TAKEN, protocol.LATE, protocol.DONE}) == 3
 
 
 class Listener:
@@ -119,4 +120,13 @@ def test_any_other_first_byte_is_not_taken_and_stdin_stays(tmp_path: Path) -> No
     out = run_client(tmp_path / "resident", b"payload")
     listener.close()
     assert out.stdout == f"rc={protocol.NOT_TAKEN}\n".encode() + b"payload"
+    assert listener.received == b""
+
+
+@needs_perl
+def test_a_call_nobody_takes_in_time_is_late_and_stdin_stays(tmp_path: Path) -> None:
+    listener = Listener(tmp_path / "resident", b"")  # connected, never taken: busy, or stopped
+    out = run_client(tmp_path / "resident", b"payload")
+    listener.close()
+    assert out.stdout == f"rc={protocol.LATE}\n".encode() + b"payload"
     assert listener.received == b""

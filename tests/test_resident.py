@@ -130,10 +130,9 @@ def wait_for(condition, timeout: float = 15.0) -> bool:
 
 def alive(home: Path) -> bool:
     try:
-        os.kill(int((home / "pid").read_text()), 0)
+        return alive_pid(int((home / "pid").read_text()))
     except (OSError, ValueError):
         return False
-    return True
 
 
 def start_session(data: Path, env: dict[str, str]) -> Path:
@@ -168,8 +167,8 @@ def client(home: Path, then: str = "") -> list[str]:
     return [SH, "-c", f'perl -T "{ROOT / "hooks" / "client.pl"}" "{home}"; echo "rc=$?"; {then or ":"}']
 
 
-def failures(n: int) -> list[dict]:
-    return [captured("PostToolUseFailure", "Bash", tool_use_id=f"toolu_resident_{i}") for i in range(n)]
+def failures(n: int, **changes: str) -> list[dict]:
+    return [captured("PostToolUseFailure", "Bash", tool_use_id=f"toolu_resident_{i}", **changes) for i in range(n)]
 
 
 def replies(outs: list[subprocess.CompletedProcess]) -> list[str]:
@@ -477,3 +476,40 @@ def test_a_reply_that_cannot_be_written_is_not_a_reason_to_run_the_hook_again(tm
         assert [(o.returncode, o.stderr) for o in outs] == [(0, b"")] * 3  # the third had a reply to write
     finally:
         server.kill()
+
+
+@needs_perl
+def test_a_stopped_resident_is_replaced(data: Path, tmp_path: Path) -> None:
+    """SIGSTOP: the stopped process holds its lock and takes no call. Calls find it late,
+    run the hook themselves, and once it has been late for longer than a busy resident
+    can be, one of them ends it and starts another, which then answers."""
+    env = hook_env(data, tmp_path / "home")
+    home = start_session(data, env)
+    stopped = int((home / "pid").read_text())
+    os.kill(stopped, signal.SIGSTOP)
+    try:
+        for payload in failures(12):
+            assert replies([run_sh(payload, env)])
+            if (home / "pid").read_text() != f"{stopped}\n" and (home / resident.SOCKET).is_socket():
+                break
+        assert wait_for(lambda: not alive_pid(stopped)), "the stopped resident was not ended"
+        assert wait_for(lambda: (home / "pid").read_text() != f"{stopped}\n" and alive(home))
+        assert wait_for(lambda: (home / resident.SOCKET).is_socket())
+        resident_only(data)  # from here only a resident process can answer
+        got = replies([run_sh(p, env) for p in failures(3, session_id="after-the-stop")])
+        assert "the same error 3 times" in got[2]
+        assert not (home / resident.LATE_MARK).exists()  # served: not late any more
+    finally:
+        end(stopped)
+
+
+def alive_pid(pid: int) -> bool:
+    try:  # an ended process not yet reaped is not alive
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        pass
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    return True
