@@ -25,6 +25,7 @@ from using it or starting it.
 from __future__ import annotations
 
 import os
+import stat  # already loaded by os: free
 import sys
 import time
 
@@ -32,6 +33,8 @@ from metacog import fsutil
 from metacog.protocol import SOCKET, TAKE_SECONDS, WATCHDOG_SECONDS  # noqa: F401 - doctor reads SOCKET here
 
 IDLE_SECONDS = 15 * 60
+LOCK = "lock"  # held by the resident process for its whole life
+STARTED = "started"  # when one was last started
 LATE_MARK = "late"  # since when calls found the resident not taking them in time
 # Late for this long, it is stuck: a call is taken within TAKE_SECONDS of the one before
 # it ending, and no call runs past its watchdog.
@@ -68,10 +71,12 @@ def ensure(now: float | None = None, late: bool = False) -> None:
         if home is None:
             return
         now = time.time() if now is None else now
+        for name in (LOCK, STARTED, LATE_MARK):
+            reclaim(os.path.join(home, name))
         replaced = late and _end_if_stuck(home, now)
         if _running(home):
             return
-        marker = os.path.join(home, "started")
+        marker = os.path.join(home, STARTED)
         try:
             if now - os.stat(marker).st_mtime < START_EVERY and not replaced:
                 return  # started (or failed to) a moment ago: no crash loop, no crowd
@@ -88,8 +93,11 @@ def ensure(now: float | None = None, late: bool = False) -> None:
 
 
 def _touch(path: str, now: float) -> None:
-    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o600))
-    os.utime(path, (now, now))
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o600)
+    try:
+        os.utime(fd, (now, now))
+    finally:
+        os.close(fd)
 
 
 def _end_if_stuck(home: str, now: float) -> bool:
@@ -120,10 +128,29 @@ def _end_if_stuck(home: str, now: float) -> bool:
     return True
 
 
+def reclaim(path: str, kind: int = stat.S_IFREG) -> None:
+    """Remove what stands at `path` unless it is of `kind` (a regular file; a socket for
+    the socket's name) or missing: a folder or a symlink there would stop every resident
+    from starting, for good. Only in the private folder, which nobody else can write."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return
+    if stat.S_IFMT(info.st_mode) == kind:
+        return
+    try:
+        if stat.S_ISDIR(info.st_mode):
+            import shutil
+
+            shutil.rmtree(path)
+        else:
+            os.unlink(path)
+    except OSError:
+        pass  # another process removed it first, or it cannot go: the open that follows fails
+
+
 def private_folder(home: str = "") -> str | None:
     """The folder, created 0700 and owned by this user; None if it is anything else."""
-    import stat
-
     home = home or folder()
     try:
         info = os.lstat(fsutil.ensure_dir(home))
@@ -139,7 +166,7 @@ def _running(home: str) -> bool:
     import fcntl
 
     try:
-        fd = os.open(os.path.join(home, "lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        fd = os.open(os.path.join(home, LOCK), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     except OSError:
         return True  # cannot tell: do not start another
     try:
@@ -166,6 +193,7 @@ def _spawn(home: str) -> None:
 
 def open_log(home: str) -> int:
     path = os.path.join(home, "resident.log")
+    reclaim(path)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     if os.fstat(fd).st_size > LOG_CAP:
         os.ftruncate(fd, 0)

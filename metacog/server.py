@@ -8,6 +8,7 @@ circle: this module imports the hook, the hook imports only `metacog.resident`.
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import time
 
@@ -33,7 +34,8 @@ def serve(home: str = "") -> None:
     home = resident.private_folder(home)
     if home is None:
         return
-    lock = os.open(os.path.join(home, "lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    resident.reclaim(os.path.join(home, resident.LOCK))
+    lock = os.open(os.path.join(home, resident.LOCK), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     # `ensure` probes the same lock for a moment: a running resident holds it for good.
     deadline = time.monotonic() + 0.5
     while True:
@@ -50,13 +52,12 @@ def serve(home: str = "") -> None:
     # Each call moves to its caller's working directory: the folder is held open instead
     # (the path may also be one test's symlink to a runtime shared by many).
     here = os.open(home, os.O_RDONLY | os.O_DIRECTORY)
+    resident.reclaim(os.path.join(home, "pid"))
     fsutil.atomic_write(os.path.join(home, "pid"), f"{os.getpid()}\n")  # before the socket: `stop` finds it
     os.chdir(here)  # bind a relative name: socket paths are limited to about 104 bytes
     fresh = protocol.SOCKET + ".new"  # bound and listening before it takes the name: no refused connects
-    try:
-        os.unlink(fresh)  # a previous process's leftover: the lock says it is gone
-    except FileNotFoundError:
-        pass
+    resident.reclaim(fresh, kind=-1)  # a previous process's leftover, whatever it is: the lock says it is gone
+    resident.reclaim(protocol.SOCKET, kind=stat.S_IFSOCK)  # a folder there: the name could never be taken
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     old_umask = os.umask(0o177)
     try:

@@ -513,3 +513,24 @@ def alive_pid(pid: int) -> bool:
     except OSError:
         return False
     return True
+
+
+@needs_perl
+@pytest.mark.parametrize("damage", ["folder", "symlink"])
+@pytest.mark.parametrize("name", ["lock", "started", "late", "hook.sock", "hook.sock.new", "pid", "resident.log"])
+def test_a_folder_or_symlink_in_place_of_the_residents_files_is_recovered_from(data: Path, tmp_path: Path,
+                                                                               name: str, damage: str) -> None:
+    home = data / "runtime" / VERSION / "resident"
+    home.mkdir(mode=0o700)
+    outside = tmp_path / "outside"
+    outside.write_text("not metacog's\n")
+    if damage == "folder":
+        (home / name).mkdir()
+        (home / name / "inside").write_text("x")
+    else:
+        (home / name).symlink_to(outside)
+    env = hook_env(data, tmp_path / "home")
+    start_session(data, env)
+    resident_only(data)
+    assert "the same error 3 times" in replies([run_sh(p, env) for p in failures(3)])[2]
+    assert outside.read_text() == "not metacog's\n"
