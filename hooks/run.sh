@@ -21,6 +21,9 @@ fi
 # Claude Code would hand the model as an error.
 L="$D/hook-stderr.log"
 { [ -d "$D" ] && [ -w "$D" ] && { [ ! -e "$L" ] || { [ -f "$L" ] && [ -w "$L" ]; }; }; } || L=/dev/null
+# Created 0600 like metacog's other files (it may hold paths from a traceback); the
+# umask in a subshell: the hook's own files keep theirs.
+[ -e "$L" ] || (umask 077 && : >>"$L") 2>/dev/null
 # Between a session's start and end, the resident metacog process (metacog/resident.py)
 # answers: handing it the call costs a Perl start, not a Python start and imports.
 M=direct

@@ -534,3 +534,9 @@ def test_a_folder_or_symlink_in_place_of_the_residents_files_is_recovered_from(d
     resident_only(data)
     assert "the same error 3 times" in replies([run_sh(p, env) for p in failures(3)])[2]
     assert outside.read_text() == "not metacog's\n"
+
+
+def test_the_hooks_stderr_log_is_private(data: Path, tmp_path: Path) -> None:
+    out = run_sh(captured("SessionStart"), hook_env(data, tmp_path / "home", METACOG_RESIDENT="0"), "session-start")
+    assert (out.returncode, out.stdout, out.stderr) == (0, b"", b"")
+    assert (data / "hook-stderr.log").stat().st_mode & 0o777 == 0o600
