@@ -415,9 +415,9 @@ def test_the_sense_module_stays_light_on_the_hot_path(tmp_path: Path) -> None:
         f"sys.path.insert(0, {str(ROOT)!r})\n"
         "from metacog import hook, paths\n"
         "hook.handle(sys.argv[2].encode(), paths.state_dir())\n"
-        "print(' '.join(m for m in ('re', 'json', 'subprocess', 'metacog.imports') if m in sys.modules) or '-')\n"
+        "print(' '.join(m for m in ('subprocess', 'metacog.imports') if m in sys.modules) or '-')\n"
         "replies = [hook.handle(sys.argv[1].encode(), paths.state_dir()) for _ in range(2)]\n"
-        "print(' '.join(m for m in ('re', 'json', 'subprocess') if m in sys.modules) or '-')\n"
+        "print(' '.join(m for m in ('subprocess',) if m in sys.modules) or '-')\n"
         "print('You modified' in replies[0])\n"
     )
     env = {**os.environ, "METACOG_HOME": str(tmp_path / "metacog-home")}
@@ -425,7 +425,7 @@ def test_the_sense_module_stays_light_on_the_hot_path(tmp_path: Path) -> None:
                          capture_output=True, text=True, check=True, env=env)
     after_bash, after_edits, spoke = out.stdout.splitlines()[-3:]
     assert after_bash == "-"  # a tool call that is not an edit pays nothing for this sense
-    assert after_edits == "-"  # nor do edits: no `re`, and no git without a repository
+    assert after_edits == "-"  # nor do edits: no git without a repository
     assert spoke == "True"
 
 
@@ -541,3 +541,15 @@ def test_an_edit_of_a_widely_imported_file_is_noted_for_learning(tmp_path: Path)
     few = ctx_for(base, min_importers=6)
     feel({}, base, "core.py", few)
     assert few.notes == []
+
+
+def test_the_index_kept_in_memory_answers_as_the_stored_one(tmp_path: Path) -> None:
+    base = repo(tmp_path, {"core.py": "A = 1\n", **importers(6, "import core")})
+    state = paths.state_dir()
+    assert imports.importers(str(base), "core.py", state, 1.0, 100, first_s=5.0) is not None
+    write(base, "more/use9.py", "import core\n")
+    write(base, "users/use0.py", "A = 2\n")
+    kept = imports.importers(str(base), "core.py", state, 1.0, 100)
+    imports._kept.clear()  # what another process, reading the file, finds
+    stored = imports.importers(str(base), "core.py", state, 1.0, 100)
+    assert kept == stored == ["more/use9.py"] + [f"users/use{i}.py" for i in range(1, 6)]
