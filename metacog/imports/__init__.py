@@ -17,8 +17,8 @@ from __future__ import annotations
 import os
 import time
 
-from metacog.fsutil import ensure_dir, locked
-from metacog.imports.index import SCHEMA, Index, collect_garbage, file_stamps, path_for
+from metacog.fsutil import ensure_dir, locked, log_error
+from metacog.imports.index import SCHEMA, Index, collect_garbage, discard, file_stamps, path_for
 from metacog.imports.javascript import jnorm
 from metacog.imports.keys import kind, names_for, parse
 
@@ -45,6 +45,19 @@ def importers(root: str, rel: str, state_dir: str, budget_s: float, max_files: i
     if not names:
         return None
     path = path_for(state_dir, root)
+    try:
+        return _importers(root, rel, path, names, start, budget_s, max_files, first_s)
+    except Exception as exc:  # noqa: BLE001 - logged; the index is built again
+        # A file that loaded but is not what it says (a damaged line read only now).
+        log_error(state_dir, f"spatial: the import index was unreadable ({type(exc).__name__}): built again")
+        _kept.clear()
+        for part in (path, path + ".journal"):
+            discard(part)
+    return _importers(root, rel, path, names, start, budget_s, max_files, first_s)
+
+
+def _importers(root: str, rel: str, path: str, names: list[str], start: float, budget_s: float, max_files: int,
+               first_s: float) -> list[str] | None:
     index = _load(root, path)
     now = time.time()
     if index.state == "too_big" and now - index.made < RETRY_S and max_files <= index.max_files:

@@ -18,7 +18,7 @@ import time
 import zlib
 from bisect import bisect_right
 
-from metacog.fsutil import atomic_write, locked, read_fd
+from metacog.fsutil import atomic_write, locked, read_capped, read_fd
 from metacog.imports import listing
 from metacog.imports.keys import kind, parse
 
@@ -30,6 +30,8 @@ SAVE_LOCK_S = 0.02  # another process is saving: ours is not needed, the next re
 MAX_PATHSPECS = 200
 SHARED_MIN = 8  # chars; a file's names are searched as one shared suffix only when it is this long
 JOURNAL_MIN = 256 * 1024  # bytes; the journal is merged once past this and past 1/8 of the index
+INDEX_CAP = 64 << 20  # bytes; 50,000 files (config's max_files) take about 13 MB
+STATES = ("new", "partial", "ok", "too_big")
 
 
 def _dumps(value: object) -> str:
@@ -164,52 +166,61 @@ class Index:
 
     @classmethod
     def load(cls, root: str, path: str) -> Index:
+        """The stored index, or an empty one (built anew) for anything that is not one."""
         index = cls(root, path)
         index.stamps = file_stamps(path)
         try:
-            with open(path, "rb") as fh:
-                data = fh.read()
-            first = data.find(b"\n")
-            if first == -1:
-                raise ValueError("no header")
-            second = data.find(b"\n", first + 1)
-            head = json.loads(data[:first])
-            if not isinstance(head, dict) or head.get("v") != SCHEMA or head.get("root") != root:
-                return index  # another schema, or a crc32 collision: rebuilt
-            records = json.loads(data[first + 1:second if second != -1 else len(data)])
-            index.data, index.starts = data, _line_starts(data, second + 1, len(records))
-            for slot, (folder, mtime, names, stamps) in enumerate(records):
-                index._add(folder, mtime, names, stamps, slot=slot)
-            index.state, index.git, index.pending = head["state"], head["git"], list(head["pending"])
-            index.made, index.max_files, index.cursor = head["made"], head["max_files"], head["cursor"]
-            journal = b""
-            if os.path.exists(index.journal):
-                with open(index.journal, "rb") as fh:
-                    journal = fh.read()
-            for line in journal.decode("utf-8", "replace").split("\n"):
-                index._apply(line)
-            index.sizes = (len(data), len(journal))
-        except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
+            return index._read()
+        except Exception:  # noqa: BLE001 - whatever a damaged file makes the parser raise: rebuilt
             return cls(root, path)
+
+    def _read(self) -> Index:
+        index, root = self, self.root
+        data = read_bounded(self.path)
+        if not data:
+            return index
+        first = data.find(b"\n")
+        if first == -1:
+            raise ValueError("no header")
+        second = data.find(b"\n", first + 1)
+        head = json.loads(data[:first])
+        if not isinstance(head, dict) or head.get("v") != SCHEMA or head.get("root") != root:
+            return index  # another schema, or a crc32 collision: rebuilt
+        records = json.loads(data[first + 1:second if second != -1 else len(data)])
+        index.data, index.starts = data, _line_starts(data, second + 1, len(records))
+        for slot, (folder, mtime, names, stamps) in enumerate(records):
+            index._add(folder, mtime, names, stamps, slot=slot)
+        index.state, index.git, index.pending = head["state"], head["git"], list(head["pending"])
+        index.made, index.max_files, index.cursor = head["made"], head["max_files"], head["cursor"]
+        if not (index.state in STATES and isinstance(index.git, bool) and _is_int(index.max_files, index.cursor)
+                and isinstance(index.made, (int, float)) and all(isinstance(p, str) for p in index.pending)):
+            raise ValueError("a header of the wrong types")
+        journal = read_bounded(index.journal)
+        for line in journal.decode("utf-8", "replace").split("\n"):
+            index._apply(line)
+        index.sizes = (len(data), len(journal))
         return index
 
     def _add(self, folder: str, mtime: int, names: str, stamps: list[int], blob: str = "",
              slot: int = -1) -> None:
         split = names.split("/") if names else []
-        if len(stamps) != len(split) or not isinstance(folder, str) or not isinstance(mtime, int):
+        if not (isinstance(folder, str) and _is_int(mtime, *stamps) and len(stamps) == len(split)
+                and (slot >= 0 or blob.count("|") == max(len(split) - 1, 0))):
             raise ValueError("misaligned record")
         self.dirs[folder] = _Dir(folder, mtime, split, stamps, blob, slot)
 
     def _apply(self, line: str) -> None:
         try:
             record = json.loads(line) if line else None
-        except ValueError:
-            return  # a line torn by a crash: the sweep finds what it described stale
+        except Exception:  # noqa: BLE001 - a line torn by a crash, or worse: skipped
+            return  # the sweep finds what it described stale
         if isinstance(record, dict):
-            self.cursor = record.get("cursor", self.cursor)
-            self.state = record.get("state", self.state)
-            del self.pending[:record.get("done", 0)]
-        elif isinstance(record, list) and len(record) == 1:
+            cursor, state = record.get("cursor", self.cursor), record.get("state", self.state)
+            done = record.get("done", 0)
+            if _is_int(cursor, done) and state in STATES:
+                self.cursor, self.state = cursor, state
+                del self.pending[:done]
+        elif isinstance(record, list) and len(record) == 1 and isinstance(record[0], str):
             self.dirs.pop(record[0], None)
         elif isinstance(record, list) and len(record) == 5 and isinstance(record[4], str):
             self._add(*record)
@@ -260,9 +271,11 @@ class Index:
                 pass
             self._attach(text.encode("ascii"))
             return
-        fd = os.open(self.journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        fd = os.open(self.journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o600)
         try:
-            os.write(fd, ("\n".join(entries) + "\n").encode("utf-8", "surrogatepass"))  # one write: whole lines
+            if not stat_mod.S_ISREG(os.fstat(fd).st_mode):
+                raise OSError("the journal is not a regular file")
+            _append_whole(fd, ("\n".join(entries) + "\n").encode("utf-8", "surrogatepass"))
         finally:
             os.close(fd)
         self.sizes = (self.sizes[0], grown)
@@ -583,6 +596,52 @@ class Index:
                     i = blob.find(needle, i + 1)
         found.discard(exclude)
         return sorted(found)
+
+
+def read_bounded(path: str) -> bytes:
+    """The bytes of a regular file of at most INDEX_CAP bytes, b'' where there is none;
+    ValueError for anything else in its place (a FIFO, a symlink, a folder, a huge file),
+    which is removed: the index is rebuilt and written there."""
+    cap = INDEX_CAP
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return b""
+    if stat_mod.S_ISREG(info.st_mode) and info.st_size <= cap:
+        data = read_capped(path, cap + 1)  # non-blocking, regular files only: a swap since the stat reads b''
+        if len(data) <= cap:
+            return data
+    discard(path)
+    raise ValueError(f"not an index file: {path}")
+
+
+def discard(path: str) -> None:
+    try:
+        if stat_mod.S_ISDIR(os.lstat(path).st_mode):
+            import shutil
+
+            shutil.rmtree(path)
+        else:
+            os.unlink(path)
+    except OSError:
+        pass
+
+
+def _append_whole(fd: int, data: bytes) -> None:
+    """All of `data` at the end of the file, or none of it: a full disk must not leave a
+    torn line that the next append would complete into garbage."""
+    start = os.fstat(fd).st_size
+    done = 0
+    try:
+        while done < len(data):
+            done += os.write(fd, data[done:])
+    except OSError:
+        os.ftruncate(fd, start)
+        raise
+
+
+def _is_int(*values: object) -> bool:
+    return all(type(v) is int for v in values)
 
 
 def _line_starts(data: bytes, at: int, count: int) -> list[int]:
