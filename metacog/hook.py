@@ -17,8 +17,9 @@ def main(exit_process: bool = True, mode: str = "") -> None:
     """Entry point. Never raises, never exits non-zero, prints only the reply.
 
     `mode` is what hooks/run.sh knows: "session-start", "session-end", "direct" (a call
-    the resident process did not take) or "late" (one it did not take in time). At a session's start and on a direct call,
-    once the reply is out, a resident process is started for the calls to come
+    the resident process did not take) or "late" (one it did not take in time). At a
+    session's start and on a direct or late call, once the reply is out, a resident
+    process is started for the calls to come, or a stuck one replaced
     (metacog/resident.py, which decides whether one is needed).
     """
     state_dir = ""

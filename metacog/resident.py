@@ -13,13 +13,14 @@ This module starts one (`ensure`, imported by the hook); metacog/server.py is wh
 started process runs. Nothing depends on it. A call is the resident's only once it has
 taken it (metacog/protocol.py describes the exchange); no socket, no Perl, a refused
 connection, or nobody taking the call within 2 s: the client exits with stdin untouched
-and run.sh runs the hook itself (and `ensure` starts a resident process for the next calls, at most once a
-minute). It serves one call at a time (in-process: a forked child per call measured
-3 ms slower, see the commit log), ends after 15 idle minutes, after `MAX_CALLS`, after
-a call that grew it by `MAX_GROWTH_MB`, or as soon as its socket is no longer its own
-(runtime rebuilt or removed); a call that runs past `WATCHDOG_SECONDS` ends the process
-(faulthandler writes where it was to `resident.log`). `METACOG_RESIDENT=0` keeps hooks
-from using it or starting it.
+and run.sh runs the hook itself (and `ensure` starts a resident process for the next
+calls, at most once a minute, or replaces one that is stuck). It serves one call at a
+time (in-process: a forked child per call measured 3 ms slower, see the commit log),
+ends after 15 idle minutes, after `server.MAX_CALLS`, after a call that grew it by
+`server.MAX_GROWTH_MB`, or as soon as its socket is no longer its own (runtime rebuilt
+or removed); a call that runs past `WATCHDOG_SECONDS` ends the process (faulthandler
+writes where it was to `resident.log`). `METACOG_RESIDENT=0` keeps hooks from using it
+or starting it.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import sys
 import time
 
 from metacog import fsutil
-from metacog.protocol import SOCKET, TAKE_SECONDS, WATCHDOG_SECONDS  # noqa: F401 - doctor reads SOCKET here
+from metacog.protocol import SOCKET, TAKE_SECONDS, WATCHDOG_SECONDS  # noqa: F401 - metacog doctor reads SOCKET here
 
 IDLE_SECONDS = 15 * 60
 LOCK = "lock"  # held by the resident process for its whole life
