@@ -119,6 +119,8 @@ def _end_if_stuck(home: str, now: float) -> bool:
     try:
         with open(os.path.join(home, "pid"), "rb") as fh:
             pid = int(fh.read(32))
+        if not _serves(pid):
+            return False  # a pid left by an earlier one, now another program's
         os.kill(pid, signal.SIGKILL)  # a stopped process ends too
     except (OSError, ValueError):
         return False
@@ -177,6 +179,18 @@ def _running(home: str) -> bool:
     finally:
         os.close(fd)  # closing releases the lock if this process took it
     return False
+
+
+def _serves(pid: int) -> bool:
+    """Whether `pid` runs metacog's server, where /proc can tell (elsewhere: assumed, the
+    pid file being the lock holder's)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return b"metacog.server" in fh.read(4096)
+    except FileNotFoundError:
+        return not os.path.isdir("/proc/self")
+    except OSError:
+        return False
 
 
 def _spawn(home: str) -> None:

@@ -540,3 +540,26 @@ def test_the_hooks_stderr_log_is_private(data: Path, tmp_path: Path) -> None:
     out = run_sh(captured("SessionStart"), hook_env(data, tmp_path / "home", METACOG_RESIDENT="0"), "session-start")
     assert (out.returncode, out.stdout, out.stderr) == (0, b"", b"")
     assert (data / "hook-stderr.log").stat().st_mode & 0o777 == 0o600
+
+
+def test_a_stuck_resident_is_ended_only_by_its_own_pid(tmp_path: Path) -> None:
+    """The lock is held (here by this test) and calls have been late for long, but the pid
+    file names another program (an old pid, reused): that program is left alone."""
+    import fcntl
+
+    home = tmp_path / "resident"
+    home.mkdir(mode=0o700)
+    other = subprocess.Popen(["sleep", "30"])
+    lock = os.open(home / "lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        (home / "pid").write_text(f"{other.pid}\n")
+        (home / resident.LATE_MARK).touch()
+        past = time.time() - resident.STUCK_SECONDS - 1
+        os.utime(home / resident.LATE_MARK, (past, past))
+        assert not resident._end_if_stuck(str(home), time.time())
+        assert other.poll() is None
+    finally:
+        os.close(lock)
+        other.kill()
+        other.wait()
