@@ -21,6 +21,7 @@ from bisect import bisect_right
 from metacog.fsutil import atomic_write, locked, read_capped, read_fd
 from metacog.imports import listing
 from metacog.imports.keys import kind, parse
+from metacog.imports.search import fits, needles
 
 SCHEMA = 1
 FILE_CAP = 1 << 20  # bytes; larger files are indexed as targets but never parsed
@@ -28,7 +29,6 @@ RACY_NS = 2_000_000_000  # a stamp this recent may hide a same-tick rewrite: loo
 KEEP_S = 30 * 24 * 3600  # index files of projects untouched this long are removed
 SAVE_LOCK_S = 0.02  # another process is saving: ours is not needed, the next refresh redoes it
 MAX_PATHSPECS = 200
-SHARED_MIN = 8  # chars; a file's names are searched as one shared suffix only when it is this long
 JOURNAL_MIN = 256 * 1024  # bytes; the journal is merged once past this and past 1/8 of the index
 INDEX_CAP = 64 << 20  # bytes; 50,000 files (config's max_files) take about 13 MB
 STATES = ("new", "partial", "ok", "too_big")
@@ -38,40 +38,6 @@ def _dumps(value: object) -> str:
     """Compact, ASCII: keys with non-ASCII characters are escaped alike in the stored text
     and in the needles searched for."""
     return json.dumps(value, separators=(",", ":"))
-
-
-def needles(names: list[str]) -> list[tuple[bytes, tuple[bytes, ...], str | None]]:
-    """How to find keys naming any of `names` in the stored key text, as found there.
-
-    Each: (text to search, what must come just before it, what must follow: None for a
-    key's end, '' for the end of a module name in `import M` or `from M import ...`,
-    else a member of the list in `from PARENT import a,b`). A file's names are its
-    longest one without some leading components, so one search of the shortest finds
-    them all (JS paths are also bare specifiers, `b:`).
-    """
-    families: dict[str, list[tuple[str, str]]] = {}
-    for name in names:
-        tag, _, value = name.partition(":")
-        families.setdefault("j" if tag == "b" else tag, []).append((tag, value))
-    out = []
-    for family, items in families.items():
-        if family != "p":
-            out += _family(items, None)
-            continue
-        out += _family(items, "")
-        dotted = [(tag, value.rpartition(".")[0] + ":") for tag, value in items if "." in value]
-        if dotted:
-            out += _family(dotted, items[0][1].rpartition(".")[2])
-    return out
-
-
-def _family(items: list[tuple[str, str]], member: str | None) -> list[tuple[bytes, tuple[bytes, ...], str | None]]:
-    shortest = min((value for _, value in items), key=len)
-    if len(shortest) < SHARED_MIN or not all(value.endswith(shortest) for _, value in items):
-        # A short text ('.' for a root index.ts, 'os') would be found everywhere: whole keys.
-        return [(_escaped(" " + tag + ":" + value).encode(), (b"",), member) for tag, value in items]
-    heads = {_escaped(" " + tag + ":" + value[:len(value) - len(shortest)]).encode() for tag, value in items}
-    return [(_escaped(shortest).encode(), tuple(sorted(heads)), member)]
 
 
 class _Dir:
@@ -578,7 +544,7 @@ class Index:
             for needle, prefixes, member in wanted:
                 i = data.find(needle, starts[0])
                 while i != -1:
-                    if _fits(data, i, len(needle), prefixes, member):
+                    if fits(data, i, len(needle), prefixes, member):
                         slot = bisect_right(starts, i) - 1
                         d = slots[slot] if slot < len(slots) else None
                         if d is not None:
@@ -590,7 +556,7 @@ class Index:
             for needle, prefixes, member in wanted:
                 i = blob.find(needle)
                 while i != -1:
-                    if _fits(blob, i, len(needle), prefixes, member):
+                    if fits(blob, i, len(needle), prefixes, member):
                         name = d.names[blob.count(b"|", 0, i)]
                         found.add(d.path + "/" + name if d.path else name)
                     i = blob.find(needle, i + 1)
@@ -654,23 +620,6 @@ def _line_starts(data: bytes, at: int, count: int) -> list[int]:
             at = len(data) + 1
     starts.append(at)
     return starts
-
-
-def _fits(data: bytes, i: int, size: int, prefixes: tuple[bytes, ...], member: str | None) -> bool:
-    """Whether the needle found at `i` is a whole key of the kind asked (see `_needles`)."""
-    if not any(data[i - len(p):i] == p for p in prefixes):
-        return False
-    j = i + size
-    if member is None:
-        return data[j:j + 1] == b" "
-    if not member:
-        return data[j:j + 1] in (b" ", b":")
-    return member.encode() in data[j:data.find(b" ", j)].split(b",")
-
-
-def _escaped(value: str) -> str:
-    """`value` as it appears inside a JSON string of the index file."""
-    return _dumps(value)[1:-1]
 
 
 def file_stamps(path: str) -> tuple:
