@@ -7,16 +7,15 @@ circle: this module imports the hook, the hook imports only `metacog.resident`.
 
 from __future__ import annotations
 
+import faulthandler
+import fcntl
 import os
+import socket  # here, not in the hook: it pulls enum, which the direct hook never needs
 import stat
 import sys
 import time
 
 from metacog import fsutil, hook, protocol, resident
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    import socket
 
 TICK_SECONDS = 2.0  # how often an idle process checks that its socket is still its own
 READ_TIMEOUT = 5.0
@@ -28,9 +27,6 @@ _OWN_ENV = dict(os.environ)  # as started (by a direct hook run, in its caller's
 def serve(home: str = "") -> None:
     """The resident process's life: serve calls until idle, replaced, or told to stop.
     `home` is for tests; the real one lives in its runtime's folder."""
-    import fcntl
-    import socket
-
     home = resident.private_folder(home)
     if home is None:
         return
@@ -146,8 +142,6 @@ def _retire(here: int, listener: socket.socket, inode: int, log: int) -> None:
 def _answer(conn: socket.socket, log: int, here: int) -> None:
     """One call: the client's environment and payload in, the hook's reply out. Between
     calls the process is itself again: its own environment, its own folder."""
-    import faulthandler
-
     faulthandler.dump_traceback_later(protocol.WATCHDOG_SECONDS, exit=True, file=log)
     state_dir = ""
     try:
