@@ -9,8 +9,8 @@ another the way Claude Code does (an atomic rewrite) and times the Spatial sense
 the first edit builds the index, the following ones refresh it. Every tenth edit also
 adds a new importer beside the edit, so refreshes see directories change. Prints the
 first edit, p50/p95/max of the following edits, and the same for the whole hook
-in-process (session state included). Each following edit must stay within
-`budget_ms` (100 ms) at p95.
+in-process (session state included), and the peak memory. Each following edit must stay
+within `budget_ms` (100 ms) at p95.
 """
 
 from __future__ import annotations
@@ -114,6 +114,13 @@ def generate(root: Path, files: int, rng: random.Random) -> tuple[list[str], lis
     return py + ts, py_hubs[:20] + ts_hubs[:20]
 
 
+def peak_mb() -> float:
+    import resource
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1 << 20) if sys.platform == "darwin" else peak / 1024
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
@@ -186,6 +193,8 @@ def main(argv: list[str]) -> int:
     print(f"file sweep: every file stat-ed on {full}/{len(coverage) - 1} following edits "
           f"(least {min(coverage[1:]):.0%} of the directories; the rest go on from there next edit)")
     imports.Index._sweep = sweep  # type: ignore[method-assign]
+    print(f"peak memory of this process (the index kept in memory, as a resident process keeps it): "
+          f"{peak_mb():.1f} MB")
     hook_times = hook_bench(repo, work, rels, rng, edits)
     print(f"whole hook in-process, {len(hook_times)} edits: p50 {statistics.median(hook_times):.1f} ms, "
           f"p95 {percentile(hook_times, 0.95):.1f} ms")

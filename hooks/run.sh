@@ -21,8 +21,12 @@ fi
 # Claude Code would hand the model as an error.
 L="$D/hook-stderr.log"
 { [ -d "$D" ] && [ -w "$D" ] && { [ ! -e "$L" ] || { [ -f "$L" ] && [ -w "$L" ]; }; }; } || L=/dev/null
+# Created 0600 like metacog's other files (it may hold paths from a traceback); the
+# umask in a subshell: the hook's own files keep theirs.
+[ -e "$L" ] || (umask 077 && : >>"$L") 2>/dev/null
 # Between a session's start and end, the resident metacog process (metacog/resident.py)
 # answers: handing it the call costs a Perl start, not a Python start and imports.
+M=direct
 if [ -z "${1:-}" ] && [ "${METACOG_RESIDENT:-}" != 0 ] && [ -S "$R/resident/hook.sock" ] &&
     command -v perl >/dev/null 2>&1; then
     H="${0%/*}"
@@ -30,8 +34,10 @@ if [ -z "${1:-}" ] && [ "${METACOG_RESIDENT:-}" != 0 ] && [ -S "$R/resident/hook
     # PERL_BADLANG=0: no warning on every call where the locale is not installed.
     PERL_BADLANG=0 perl -T "$H/client.pl" "$R/resident" 2>>"$L" && exit 0
     # Not 0: the resident process did not take the call (client.pl exits 0 once it
-    # has), and stdin is untouched: the hook runs here.
+    # has), and stdin is untouched: the hook runs here. 4: it did not take it in time,
+    # and may be stuck (metacog/protocol.py).
+    [ $? = 4 ] && M=late
 fi
 # -I: the user's PYTHONPATH or PYTHONSTARTUP must not reach metacog's interpreter.
-"$R/bin/python" -I -c "import sys; from metacog.hook import main; main(mode=sys.argv[1])" "${1:-direct}" 2>>"$L"
+"$R/bin/python" -I -c "import sys; from metacog.hook import main; main(mode=sys.argv[1])" "${1:-$M}" 2>>"$L"
 exit 0

@@ -16,9 +16,10 @@ STDIN_CAP = 64 * 1024 * 1024  # larger payloads are not parsed: silence, not a s
 def main(exit_process: bool = True, mode: str = "") -> None:
     """Entry point. Never raises, never exits non-zero, prints only the reply.
 
-    `mode` is what hooks/run.sh knows: "session-start", "session-end", or "direct" (a
-    call the resident process did not take). At a session's start and on a direct call,
-    once the reply is out, a resident process is started for the calls to come
+    `mode` is what hooks/run.sh knows: "session-start", "session-end", "direct" (a call
+    the resident process did not take) or "late" (one it did not take in time). At a
+    session's start and on a direct or late call, once the reply is out, a resident
+    process is started for the calls to come, or a stuck one replaced
     (metacog/resident.py, which decides whether one is needed).
     """
     state_dir = ""
@@ -33,12 +34,12 @@ def main(exit_process: bool = True, mode: str = "") -> None:
         if reply:
             sys.stdout.write(reply)
             sys.stdout.flush()
-        if mode in ("session-start", "direct"):
+        if mode in ("session-start", "direct", "late"):
             from metacog import resident
 
-            resident.ensure()
+            resident.ensure(late=mode == "late")
     except BaseException as exc:  # noqa: BLE001 - the one place every failure ends up
-        _log_failure(state_dir, exc)
+        log_failure(state_dir, exc)
     finally:
         if exit_process:
             # Skip interpreter teardown: the reply is flushed, nothing else is pending.
@@ -67,7 +68,9 @@ def handle(raw: bytes, state_dir: str, now: float | None = None) -> str:
     return json.dumps(reply, separators=(",", ":")) if reply else ""
 
 
-def _log_failure(state_dir: str, exc: BaseException) -> None:
+def log_failure(state_dir: str, exc: BaseException) -> None:
+    """The one error boundary, for the direct hook and the resident process alike: the
+    end of the traceback to metacog.log. Never raises."""
     try:
         import traceback
 

@@ -1,4 +1,5 @@
-"""The resident hook process: the hook's work without an interpreter start per tool call.
+"""The resident hook process, and starting it: the hook's work without an interpreter start
+per tool call.
 
 Inside Claude Code a bare start of the runtime's Python costs about 20 ms per tool call
 (benchmarks/bench_cli.py), more than the whole budget. So while sessions run, one
@@ -8,43 +9,39 @@ call the hook would have made: the same payload, the client's environment and wo
 directory, `hook.handle`; state stays on disk under the same locks, so a direct hook
 and the resident one can run side by side.
 
-Nothing depends on it. A call is the resident's only once it has taken it (the byte
-`_answer` sends first); no socket, no Perl, a refused connection, or nobody taking the
-call within 2 s: the client exits 3 with stdin untouched and run.sh runs the hook
-itself (and `ensure` starts a resident process for the next calls, at most once a
-minute). It serves one call at a time (in-process: a forked child per call measured
-3 ms slower, see the commit log), ends after 15 idle minutes, after `MAX_CALLS`, after
-a call that grew it by `MAX_GROWTH_MB`, or as soon as its socket is no longer its own
-(runtime rebuilt or removed); a call that runs past `WATCHDOG_SECONDS` ends the process
-(faulthandler writes where it was to `resident.log`). `METACOG_RESIDENT=0` keeps hooks
-from using it or starting it.
+This module starts one (`ensure`, imported by the hook); metacog/server.py is what the
+started process runs. Nothing depends on it. A call is the resident's only once it has
+taken it (metacog/protocol.py describes the exchange); no socket, no Perl, a refused
+connection, or nobody taking the call within 2 s: the client exits with stdin untouched
+and run.sh runs the hook itself (and `ensure` starts a resident process for the next
+calls, at most once a minute, or replaces one that is stuck). It serves one call at a
+time (in-process: a forked child per call measured 3 ms slower, see the commit log),
+ends after 15 idle minutes, after `server.MAX_CALLS`, after a call that grew it by
+`server.MAX_GROWTH_MB`, or as soon as its socket is no longer its own (runtime rebuilt
+or removed); a call that runs past `WATCHDOG_SECONDS` ends the process (faulthandler
+writes where it was to `resident.log`). `METACOG_RESIDENT=0` keeps hooks from using it
+or starting it.
 """
 
 from __future__ import annotations
 
 import os
+import stat  # already loaded by os: free
 import sys
 import time
 
 from metacog import fsutil
+from metacog.protocol import SOCKET, TAKE_SECONDS, WATCHDOG_SECONDS  # noqa: F401 - metacog doctor reads SOCKET here
 
-TYPE_CHECKING = False  # not `typing`'s: importing typing would cost the direct hook too
-if TYPE_CHECKING:
-    import socket  # `serve` imports it: it pulls enum, which the direct hook never needs
-    from types import ModuleType
-
-SOCKET = "hook.sock"  # hooks/client.pl connects to this name, relative to the folder
-MAGIC = b"metacog1"  # the client's first bytes; then a 4-byte length and its environment
-ENV_CAP = 8 << 20  # hooks/client.pl does not send more (and runs the hook itself then)
 IDLE_SECONDS = 15 * 60
-TICK_SECONDS = 2.0  # how often an idle process checks that its socket is still its own
-READ_TIMEOUT = 5.0
-WATCHDOG_SECONDS = 6  # after up to 2 s in line; hooks/client.pl gives up at 9 s, Claude Code at 10
-MAX_CALLS = 20_000  # a fresh process now and then: nothing can accumulate
-MAX_GROWTH_MB = 80  # one huge payload grows the process for good: retire after such a call
+LOCK = "lock"  # held by the resident process for its whole life
+STARTED = "started"  # when one was last started
+LATE_MARK = "late"  # since when calls found the resident not taking them in time
+# Late for this long, it is stuck: a call is taken within TAKE_SECONDS of the one before
+# it ending, and no call runs past its watchdog.
+STUCK_SECONDS = TAKE_SECONDS + WATCHDOG_SECONDS
 START_EVERY = 60.0  # seconds between two attempts to start one
 LOG_CAP = 64 * 1024
-_OWN_ENV = dict(os.environ)  # as started (by a direct hook run, in its caller's environment)
 
 
 def folder() -> str:
@@ -55,9 +52,13 @@ def folder() -> str:
 # --- starting one ---------------------------------------------------------------------
 
 
-def ensure(now: float | None = None) -> None:
+def ensure(now: float | None = None, late: bool = False) -> None:
     """Start a resident process unless one runs, one was started within the minute, or it
     could not help here (not metacog's runtime, no Perl for the client, switched off).
+
+    `late`: this call reached a resident that did not take it in time. A busy one is
+    free again within a call's bound; one late for longer is stuck (stopped, or past its
+    watchdog) and holds its lock for good: it is ended and replaced.
 
     Best-effort: never raises. Runs only where the hook runs directly (SessionStart, or a
     call that found nobody to hand it to), after the reply is out.
@@ -67,19 +68,22 @@ def ensure(now: float | None = None) -> None:
             return
         if not os.path.exists(os.path.join(sys.prefix, ".ready")):
             return  # somebody else's interpreter (tests, a checkout): nothing to keep resident
-        home = _private_folder()
-        if home is None or _running(home):
+        home = private_folder()
+        if home is None:
             return
-        marker = os.path.join(home, "started")
         now = time.time() if now is None else now
+        for name in (LOCK, STARTED, LATE_MARK):
+            reclaim(os.path.join(home, name))
+        replaced = late and _end_if_stuck(home, now)
+        if _running(home):
+            return
+        marker = os.path.join(home, STARTED)
         try:
-            if now - os.stat(marker).st_mtime < START_EVERY:
+            if now - os.stat(marker).st_mtime < START_EVERY and not replaced:
                 return  # started (or failed to) a moment ago: no crash loop, no crowd
         except OSError:
             pass
-        with open(marker, "w"):
-            pass
-        os.utime(marker, (now, now))
+        _touch(marker, now)
         import shutil
 
         if shutil.which("perl") is None:
@@ -89,10 +93,67 @@ def ensure(now: float | None = None) -> None:
         pass
 
 
-def _private_folder(home: str = "") -> str | None:
-    """The folder, created 0700 and owned by this user; None if it is anything else."""
-    import stat
+def _touch(path: str, now: float) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o600)
+    try:
+        os.utime(fd, (now, now))
+    finally:
+        os.close(fd)
 
+
+def _end_if_stuck(home: str, now: float) -> bool:
+    """Whether the resident was late (a `late` mark, which it clears when it serves a
+    call) for longer than a busy one can be, and was ended for it."""
+    mark = os.path.join(home, LATE_MARK)
+    try:
+        since = os.stat(mark).st_mtime
+    except FileNotFoundError:
+        since = None
+    if since is None or not 0 <= now - since <= STUCK_SECONDS * 4:
+        _touch(mark, now)  # the first late call (an old mark is another episode's)
+        return False
+    if now - since < STUCK_SECONDS or not _running(home):
+        return False
+    import signal
+
+    try:
+        with open(os.path.join(home, "pid"), "rb") as fh:
+            pid = int(fh.read(32))
+        if not _serves(pid):
+            return False  # a pid left by an earlier one, now another program's
+        os.kill(pid, signal.SIGKILL)  # a stopped process ends too
+    except (OSError, ValueError):
+        return False
+    os.unlink(mark)
+    deadline = time.monotonic() + 1.0
+    while _running(home) and time.monotonic() < deadline:
+        time.sleep(0.01)  # its lock goes with it
+    return True
+
+
+def reclaim(path: str, kind: int = stat.S_IFREG) -> None:
+    """Remove what stands at `path` unless it is of `kind` (a regular file; a socket for
+    the socket's name) or missing: a folder or a symlink there would stop every resident
+    from starting, for good. Only in the private folder, which nobody else can write."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return
+    if stat.S_IFMT(info.st_mode) == kind:
+        return
+    try:
+        if stat.S_ISDIR(info.st_mode):
+            import shutil
+
+            shutil.rmtree(path)
+        else:
+            os.unlink(path)
+    except OSError:
+        pass  # another process removed it first, or it cannot go: the open that follows fails
+
+
+def private_folder(home: str = "") -> str | None:
+    """The folder, created 0700 and owned by this user; None if it is anything else."""
     home = home or folder()
     try:
         info = os.lstat(fsutil.ensure_dir(home))
@@ -108,7 +169,7 @@ def _running(home: str) -> bool:
     import fcntl
 
     try:
-        fd = os.open(os.path.join(home, "lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        fd = os.open(os.path.join(home, LOCK), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     except OSError:
         return True  # cannot tell: do not start another
     try:
@@ -120,231 +181,35 @@ def _running(home: str) -> bool:
     return False
 
 
+def _serves(pid: int) -> bool:
+    """Whether `pid` runs metacog's server, where /proc can tell (elsewhere: assumed, the
+    pid file being the lock holder's)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return b"metacog.server" in fh.read(4096)
+    except FileNotFoundError:
+        return not os.path.isdir("/proc/self")
+    except OSError:
+        return False
+
+
 def _spawn(home: str) -> None:
     import subprocess
 
-    log = _open_log(home)
+    log = open_log(home)
     try:
         # A session of its own: Claude Code neither waits for it nor ends it with the hook.
-        subprocess.Popen([sys.executable, "-I", "-c", "from metacog.resident import serve; serve()"],
+        subprocess.Popen([sys.executable, "-I", "-c", "from metacog.server import serve; serve()"],
                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log, cwd="/",
                          start_new_session=True, close_fds=True)
     finally:
         os.close(log)
 
 
-def _open_log(home: str) -> int:
+def open_log(home: str) -> int:
     path = os.path.join(home, "resident.log")
+    reclaim(path)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     if os.fstat(fd).st_size > LOG_CAP:
         os.ftruncate(fd, 0)
     return fd
-
-
-# --- being one ------------------------------------------------------------------------
-
-
-def serve(home: str = "") -> None:
-    """The resident process's life: serve calls until idle, replaced, or told to stop.
-    `home` is for tests; the real one lives in its runtime's folder."""
-    import fcntl
-    import socket
-
-    home = _private_folder(home)
-    if home is None:
-        return
-    lock = os.open(os.path.join(home, "lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-    # `ensure` probes the same lock for a moment: a running resident holds it for good.
-    deadline = time.monotonic() + 0.5
-    while True:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            break
-        except OSError:
-            if time.monotonic() > deadline:
-                return  # another one runs
-            time.sleep(0.01)
-    # Imported once, before the socket appears: this is what the process is for.
-    from metacog import events, hook  # noqa: F401 - hook.handle imports events per call
-
-    # Each call moves to its caller's working directory: the folder is held open instead
-    # (the path may also be one test's symlink to a runtime shared by many).
-    here = os.open(home, os.O_RDONLY | os.O_DIRECTORY)
-    fsutil.atomic_write(os.path.join(home, "pid"), f"{os.getpid()}\n")  # before the socket: `stop` finds it
-    os.chdir(here)  # bind a relative name: socket paths are limited to about 104 bytes
-    fresh = SOCKET + ".new"  # bound and listening before it takes the name: no refused connects
-    try:
-        os.unlink(fresh)  # a previous process's leftover: the lock says it is gone
-    except FileNotFoundError:
-        pass
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    old_umask = os.umask(0o177)
-    try:
-        listener.bind(fresh)
-    finally:
-        os.umask(old_umask)
-    listener.listen(64)
-    os.replace(fresh, SOCKET)
-    mine = os.stat(SOCKET).st_ino
-    log = _open_log(home)
-
-    listener.settimeout(TICK_SECONDS)
-    # Growth, not the peak itself: where only ru_maxrss is known, a peak from before exec
-    # (the process that started this one) counts too.
-    start_mb = _peak_mb()
-    idle_since = time.monotonic()
-    calls = 0
-    try:
-        while calls < MAX_CALLS:
-            try:
-                conn, _ = listener.accept()
-            except TimeoutError:
-                if time.monotonic() - idle_since > IDLE_SECONDS or not _owns(here, mine):
-                    break
-                continue
-            _answer(conn, hook, log, here)
-            calls += 1
-            idle_since = time.monotonic()
-            if _peak_mb() - start_mb > MAX_GROWTH_MB:
-                break
-    finally:
-        _retire(here, listener, mine, hook, log)
-
-
-def _peak_mb() -> float:
-    """This process's peak resident memory: Linux's VmHWM (this program's alone), else
-    ru_maxrss (KiB, bytes on macOS), which may include a peak from before exec."""
-    try:
-        with open("/proc/self/status", "rb") as fh:
-            for line in fh:
-                if line.startswith(b"VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    import resource
-
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / (1 << 20) if sys.platform == "darwin" else peak / 1024
-
-
-def _owns(here: int, inode: int) -> bool:
-    """Whether the folder (held open as `here`) still names this process's socket."""
-    try:
-        return os.stat(SOCKET, dir_fd=here, follow_symlinks=False).st_ino == inode
-    except OSError:
-        return False
-
-
-def _retire(here: int, listener: socket.socket, inode: int, hook: ModuleType, log: int) -> None:
-    """Stop taking calls without dropping any: remove the name first (new clients then
-    find nobody and run the hook themselves), then answer what already connected."""
-    if _owns(here, inode):
-        try:
-            os.unlink(SOCKET, dir_fd=here)
-        except OSError:
-            pass
-    listener.setblocking(False)
-    while True:
-        try:
-            conn, _ = listener.accept()
-        except OSError:
-            break
-        _answer(conn, hook, log, here)
-    listener.close()
-
-
-def _answer(conn: socket.socket, hook: ModuleType, log: int, here: int) -> None:
-    """One call: the client's environment and payload in, the hook's reply out. Between
-    calls the process is itself again: its own environment, its own folder."""
-    import faulthandler
-
-    faulthandler.dump_traceback_later(WATCHDOG_SECONDS, exit=True, file=log)
-    state_dir = ""
-    try:
-        conn.setblocking(True)
-        conn.settimeout(READ_TIMEOUT)
-        # The call is taken: until this byte the client may still run the hook itself
-        # (a call waiting behind a slow one, or stranded by this process's end, is not lost).
-        conn.sendall(b"+")
-        request = _receive(conn, hook.STDIN_CAP + ENV_CAP)
-        parsed = parse(request)
-        if parsed is None:
-            return
-        env, raw = parsed
-        _adopt(env)
-        try:
-            os.chdir(env.get("PWD") or "/")
-        except OSError:
-            os.chdir("/")
-        if env.get("METACOG_DISABLE") == "1":
-            return
-        from metacog import paths
-
-        state_dir = paths.state_dir()
-        reply = hook.handle(raw, state_dir=state_dir)
-        if reply:
-            conn.sendall(reply.encode("ascii", "backslashreplace"))
-    except (BrokenPipeError, ConnectionResetError, TimeoutError):
-        pass  # the client gave up (its own bounds): nothing wrong here, nobody to answer
-    except Exception as exc:  # noqa: BLE001 - one bad call must not end the process
-        hook._log_failure(state_dir, exc)
-    finally:
-        faulthandler.cancel_dump_traceback_later()
-        try:
-            conn.close()
-        except OSError:
-            pass
-        try:
-            os.fchdir(here)  # not the caller's folder: a resident must not keep a drive busy
-        except OSError:
-            pass
-        _adopt(_OWN_ENV)  # a failure before the next call's adoption logs where this process would
-
-
-def _receive(conn: socket.socket, cap: int) -> bytes:
-    """Everything the client sends, up to `cap` + 1 bytes (more means: too large)."""
-    chunks = []
-    size = 0
-    while size <= cap:
-        chunk = conn.recv(min(1 << 20, cap + 1 - size))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks)
-
-
-def parse(request: bytes) -> tuple[dict[str, str], bytes] | None:
-    """(environment, payload) from a client's request, or None if it is not one.
-
-    The format hooks/client.pl writes: MAGIC, the environment's length (4 bytes, big
-    endian), the environment as NUL-terminated NAME=value entries, then the payload.
-    """
-    head = len(MAGIC) + 4
-    if len(request) < head or not request.startswith(MAGIC):
-        return None
-    size = int.from_bytes(request[len(MAGIC):head], "big")
-    if size > ENV_CAP or len(request) < head + size:
-        return None
-    env = {}
-    for entry in request[head:head + size].split(b"\0"):
-        name, sep, value = entry.partition(b"=")
-        if sep and name:
-            env[os.fsdecode(name)] = os.fsdecode(value)
-    return env, request[head + size:]
-
-
-def _adopt(env: dict[str, str]) -> None:
-    """Take `env` as this process's environment: for one call, that of the hook process
-    Claude Code would have started."""
-    zone = os.environ.get("TZ")
-    for name in [name for name in os.environ if name not in env]:
-        del os.environ[name]
-    for name, value in env.items():
-        if os.environ.get(name) != value:
-            try:
-                os.environ[name] = value
-            except (ValueError, OSError):
-                pass  # a name the platform refuses: the hook would not have seen it either
-    if os.environ.get("TZ") != zone and hasattr(time, "tzset"):
-        time.tzset()  # log stamps in the caller's time zone, as its own process would write them

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import subprocess
@@ -60,7 +61,7 @@ def test_hook_import_path_never_loads_the_cli_or_heavy_modules() -> None:
     code = (
         "import sys, io, json\n"
         f"sys.path.insert(0, {str(ROOT)!r})\n"
-        "from metacog import hook, paths, resident  # the resident process runs the same code\n"
+        "from metacog import hook, paths, server  # what the resident process imports, and runs\n"
         "raw = open(sys.argv[1], 'rb').readline()\n"
         "for line in open(sys.argv[1], 'rb'):\n"
         "    hook.handle(line, paths.state_dir())\n"
@@ -72,9 +73,28 @@ def test_hook_import_path_never_loads_the_cli_or_heavy_modules() -> None:
     assert not loaded & {"typer", "click", "rich", "metacog.cli"}
 
 
-def test_a_tool_call_or_failure_imports_nothing_heavy() -> None:
-    # The standard `json` (and the `re` it pulls) is the design now (issue 12): the resident
-    # imports it once; these still cost a direct call and buy it nothing.
+def metacog_imports(path: Path) -> set[str]:
+    """The metacog modules a source file imports, anywhere in it (inside functions too)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("metacog"):
+            found |= {node.module.partition(".")[2]} if "." in node.module else {a.name for a in node.names}
+        elif isinstance(node, ast.Import):
+            found |= {a.name.partition(".")[2] for a in node.names if a.name.startswith("metacog.")}
+    return found
+
+
+def test_no_import_circle_between_the_hook_and_the_resident_process() -> None:
+    """hook -> resident (starting one); server (being one) -> hook: never the other way."""
+    names = {name: metacog_imports(ROOT / "metacog" / f"{name}.py") for name in ("hook", "resident", "server")}
+    assert "resident" in names["hook"] and "server" not in names["hook"]
+    assert not names["resident"] & {"hook", "server"}
+    assert {"hook", "resident"} <= names["server"]
+
+
+def test_the_direct_hook_imports_neither_the_cli_nor_the_residents_side() -> None:
+    """A Read and a failure run directly (no resident process): the hook's own modules
+    only; the server is the resident process's, the import index an edit's."""
     code = (
         "import sys\n"
         f"sys.path.insert(0, {str(ROOT)!r})\n"
@@ -82,11 +102,13 @@ def test_a_tool_call_or_failure_imports_nothing_heavy() -> None:
         "lines = [l for l in open(sys.argv[1], 'rb')]\n"
         "hook.handle(lines[2], paths.state_dir())\n"
         "hook.handle(lines[8], paths.state_dir())  # a failure: the signature path too\n"
-        "print(' '.join(m for m in ('tempfile', 'hashlib', 'datetime', 'subprocess') if m in sys.modules))\n"
+        "print(' '.join(sorted(sys.modules)))\n"
     )
     out = subprocess.run([sys.executable, "-I", "-S", "-c", code, str(ROOT / "tests" / "fixtures" / "hook-inputs-2.1.328.jsonl")],
                          capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == ""
+    loaded = set(out.stdout.split())
+    assert "metacog.events" in loaded  # the calls were handled
+    assert not loaded & {"typer", "click", "rich", "metacog.cli", "metacog.server", "metacog.imports", "subprocess"}
 
 
 def test_run_sh_is_silent_without_a_runtime(tmp_path: Path) -> None:

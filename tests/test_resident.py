@@ -21,7 +21,8 @@ from hooktest import captured
 from hypothesis import given
 from hypothesis import strategies as st
 
-from metacog import resident
+from metacog import protocol, resident
+from metacog.server import parse
 
 ROOT = Path(__file__).resolve().parents[1]
 VERSION = json.loads((ROOT / ".claude-plugin" / "plugin.json").read_text())["version"]
@@ -49,7 +50,17 @@ def data(tmp_path: Path) -> Path:
     folder = tmp_path / "plugin-data"
     make_runtime(folder)
     yield folder
-    stop(folder / "runtime" / VERSION / "resident")
+    end_residents(folder / "runtime" / VERSION)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def no_resident_outlives_this_module(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Every resident process a test here started has ended by the module's end."""
+    yield
+    left = started_under(tmp_path_factory.getbasetemp())
+    for pid in left:
+        end(pid)
+    assert not left, f"resident processes left running: {left}"
 
 
 def stop(home: Path) -> None:
@@ -57,6 +68,45 @@ def stop(home: Path) -> None:
         os.kill(int((home / "pid").read_text()), signal.SIGKILL)
     except (OSError, ValueError):
         pass
+
+
+def end(pid: int) -> None:
+    for sig in (signal.SIGCONT, signal.SIGKILL):  # SIGCONT: a stopped one too
+        try:
+            os.kill(pid, sig)
+        except OSError:
+            return
+
+
+def started_under(folder: Path) -> set[int]:
+    """Live processes whose program or script path lies under `folder` (Linux's /proc)."""
+    found = set()
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            if (entry / "stat").read_text().rpartition(")")[2].split()[0] == "Z":
+                continue  # ended, not yet reaped by its parent
+        except OSError:
+            continue
+        if any(arg.startswith(os.fsencode(folder)) for arg in argv[:1]):
+            found.add(int(entry.name))
+    return found
+
+
+def end_residents(runtime: Path) -> None:
+    """End the runtime's resident processes, also one that a direct call started a moment
+    ago (before it wrote its pid): with .ready gone, no call starts another."""
+    (runtime / ".ready").unlink(missing_ok=True)
+    home = runtime / "resident"
+    for _ in range(200):
+        pids = started_under(runtime)
+        if (home / "pid").exists():
+            stop(home)
+        for pid in pids:
+            end(pid)
+        if not pids:
+            return
+        time.sleep(0.05)
 
 
 def hook_env(data: Path, home: Path, **extra: str) -> dict[str, str]:
@@ -80,10 +130,9 @@ def wait_for(condition, timeout: float = 15.0) -> bool:
 
 def alive(home: Path) -> bool:
     try:
-        os.kill(int((home / "pid").read_text()), 0)
+        return alive_pid(int((home / "pid").read_text()))
     except (OSError, ValueError):
         return False
-    return True
 
 
 def start_session(data: Path, env: dict[str, str]) -> Path:
@@ -105,8 +154,8 @@ def resident_only(data: Path) -> None:
 def resident_process(home: Path, patch: str = "") -> subprocess.Popen:
     """A resident process of this checkout serving `home`, started and listening; `patch`
     runs first (a test's changes to the code around what it tests)."""
-    code = ("import sys, time; sys.path.insert(0, sys.argv[1])\nfrom metacog import hook, resident\n"
-            f"{patch}\nresident.serve(sys.argv[2])\n")
+    code = ("import sys, time; sys.path.insert(0, sys.argv[1])\nfrom metacog import hook, protocol, resident, server\n"
+            f"{patch}\nserver.serve(sys.argv[2])\n")
     server = subprocess.Popen([sys.executable, "-I", "-c", code, str(ROOT), str(home)], stdin=subprocess.DEVNULL,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     assert wait_for(lambda: (home / resident.SOCKET).is_socket() or server.poll() is not None)
@@ -118,8 +167,8 @@ def client(home: Path, then: str = "") -> list[str]:
     return [SH, "-c", f'perl -T "{ROOT / "hooks" / "client.pl"}" "{home}"; echo "rc=$?"; {then or ":"}']
 
 
-def failures(n: int) -> list[dict]:
-    return [captured("PostToolUseFailure", "Bash", tool_use_id=f"toolu_resident_{i}") for i in range(n)]
+def failures(n: int, **changes: str) -> list[dict]:
+    return [captured("PostToolUseFailure", "Bash", tool_use_id=f"toolu_resident_{i}", **changes) for i in range(n)]
 
 
 def replies(outs: list[subprocess.CompletedProcess]) -> list[str]:
@@ -213,7 +262,7 @@ def test_garbage_on_the_socket_is_dropped_and_the_next_call_served(data: Path, t
     env = hook_env(data, tmp_path / "home")
     home = start_session(data, env)
     resident_only(data)
-    for junk in (b"", b"GET / HTTP/1.0\r\n\r\n", resident.MAGIC + b"\xff\xff\xff\xff", resident.MAGIC + b"\0\0\0\x05ab"):
+    for junk in (b"", b"GET / HTTP/1.0\r\n\r\n", protocol.MAGIC + b"\xff\xff\xff\xff", protocol.MAGIC + b"\0\0\0\x05ab"):
         with socket.socket(socket.AF_UNIX) as conn:
             conn.connect(str(home / resident.SOCKET))
             conn.sendall(junk)
@@ -231,7 +280,7 @@ def test_one_resident_per_runtime_and_it_leaves_when_its_socket_goes(data: Path,
     home = start_session(data, env)
     first = int((home / "pid").read_text())
     # A second one (another SessionStart racing this one) finds the lock taken and leaves.
-    code = "from metacog.resident import serve; serve()"
+    code = "from metacog.server import serve; serve()"
     second = subprocess.run([str(data / "runtime" / VERSION / "bin" / "python"), "-I", "-c", code],
                             capture_output=True, timeout=30, check=False)
     assert (second.returncode, second.stderr) == (0, b"")
@@ -246,7 +295,7 @@ def test_a_stuck_call_ends_the_process_and_says_where(tmp_path: Path) -> None:
     """The watchdog: a call past WATCHDOG_SECONDS ends the resident process; the client
     gives up in silence. (The hook is made to hang; the watchdog is what is tested.)"""
     home = tmp_path / "resident"
-    server = resident_process(home, "resident.WATCHDOG_SECONDS = 1\nhook.handle = lambda raw, state_dir: time.sleep(60)")
+    server = resident_process(home, "protocol.WATCHDOG_SECONDS = 1\nhook.handle = lambda raw, state_dir: time.sleep(60)")
     try:
         out = subprocess.run(client(home), input=json.dumps(failures(1)[0]).encode(), capture_output=True,
                              timeout=30, check=False)
@@ -259,7 +308,7 @@ def test_a_stuck_call_ends_the_process_and_says_where(tmp_path: Path) -> None:
 
 def test_idle_resident_leaves(tmp_path: Path) -> None:
     home = tmp_path / "resident"
-    server = resident_process(home, "resident.IDLE_SECONDS = 0.5; resident.TICK_SECONDS = 0.1")
+    server = resident_process(home, "resident.IDLE_SECONDS = 0.5; server.TICK_SECONDS = 0.1")
     assert server.wait(timeout=30) == 0
     assert not (home / resident.SOCKET).exists()
 
@@ -303,20 +352,22 @@ def test_calls_behind_a_busy_resident_run_the_hook_themselves(data: Path, tmp_pa
     itself with stdin untouched: nothing is lost, nothing counted twice."""
     home = data / "runtime" / VERSION / "resident"
     code = ("import sys, time\n"
-            "from metacog import hook, resident\n"
+            "from metacog import hook, server\n"
             "real = hook.handle\n"
             "def handle(raw, state_dir):\n"
             "    if b'toolu_stuck' in raw:\n"
             "        time.sleep(60)\n"
             "    return real(raw, state_dir=state_dir)\n"
             "hook.handle = handle\n"
-            "resident.serve()\n")
+            "server.serve()\n")
     server = subprocess.Popen([str(data / "runtime" / VERSION / "bin" / "python"), "-I", "-c", code],
                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    stuck = None
     try:
         assert wait_for(lambda: (home / resident.SOCKET).is_socket())
         env = hook_env(data, tmp_path / "home")
-        stuck = subprocess.Popen([SH, str(RUN_SH)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+        stuck = subprocess.Popen([SH, str(RUN_SH)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
+                                 start_new_session=True)  # its client too ends with it (killpg below)
         stuck.stdin.write(json.dumps(captured("PostToolUse", "Read", tool_use_id="toolu_stuck", session_id="other"))
                           .encode())
         stuck.stdin.close()
@@ -324,27 +375,30 @@ def test_calls_behind_a_busy_resident_run_the_hook_themselves(data: Path, tmp_pa
         got = replies([run_sh(p, env) for p in failures(3)])
         # Counted once each: a call counted twice would have spoken at the second.
         assert got[:2] == ["", ""] and "the same error 3 times" in got[2]
-        stuck.kill()
     finally:
+        if stuck is not None:
+            os.killpg(stuck.pid, signal.SIGKILL)
+            stuck.wait()
         server.kill()
+        server.wait()
 
 
 @pytest.mark.parametrize("request_bytes", [b"", b"metacog1", b"metacog1\0\0\0\x09A=1\0", b"metacog2\0\0\0\0{}",
                                            b"metacog1\0\x20\0\0{}"])
 def test_parse_refuses_what_the_client_never_sends(request_bytes: bytes) -> None:
-    assert resident.parse(request_bytes) is None
+    assert parse(request_bytes) is None
 
 
 def test_parse_reads_the_clients_format() -> None:
     env = b"A=1\0B=x=y\0EMPTY=\0"
-    assert resident.parse(b"metacog1" + len(env).to_bytes(4, "big") + env + b'{"k":1}') == (
+    assert parse(b"metacog1" + len(env).to_bytes(4, "big") + env + b'{"k":1}') == (
         {"A": "1", "B": "x=y", "EMPTY": ""}, b'{"k":1}')
-    assert resident.parse(b"metacog1\0\0\0\0") == ({}, b"")
+    assert parse(b"metacog1\0\0\0\0") == ({}, b"")
 
 
 @given(st.binary(max_size=512), st.booleans())
 def test_parse_takes_any_bytes_without_raising(tail: bytes, magic: bool) -> None:
-    parsed = resident.parse((resident.MAGIC if magic else b"") + tail)
+    parsed = parse((protocol.MAGIC if magic else b"") + tail)
     if parsed is not None:
         env, payload = parsed
         assert all(isinstance(k, str) and isinstance(v, str) and k for k, v in env.items())
@@ -422,3 +476,90 @@ def test_a_reply_that_cannot_be_written_is_not_a_reason_to_run_the_hook_again(tm
         assert [(o.returncode, o.stderr) for o in outs] == [(0, b"")] * 3  # the third had a reply to write
     finally:
         server.kill()
+
+
+@needs_perl
+def test_a_stopped_resident_is_replaced(data: Path, tmp_path: Path) -> None:
+    """SIGSTOP: the stopped process holds its lock and takes no call. Calls find it late,
+    run the hook themselves, and once it has been late for longer than a busy resident
+    can be, one of them ends it and starts another, which then answers."""
+    env = hook_env(data, tmp_path / "home")
+    home = start_session(data, env)
+    stopped = int((home / "pid").read_text())
+    os.kill(stopped, signal.SIGSTOP)
+    try:
+        for payload in failures(12):
+            assert replies([run_sh(payload, env)])
+            if (home / "pid").read_text() != f"{stopped}\n" and (home / resident.SOCKET).is_socket():
+                break
+        assert wait_for(lambda: not alive_pid(stopped)), "the stopped resident was not ended"
+        assert wait_for(lambda: (home / "pid").read_text() != f"{stopped}\n" and alive(home))
+        assert wait_for(lambda: (home / resident.SOCKET).is_socket())
+        resident_only(data)  # from here only a resident process can answer
+        got = replies([run_sh(p, env) for p in failures(3, session_id="after-the-stop")])
+        assert "the same error 3 times" in got[2]
+        assert not (home / resident.LATE_MARK).exists()  # served: not late any more
+    finally:
+        end(stopped)
+
+
+def alive_pid(pid: int) -> bool:
+    try:  # an ended process not yet reaped is not alive
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        pass
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    return True
+
+
+@needs_perl
+@pytest.mark.parametrize("damage", ["folder", "symlink"])
+@pytest.mark.parametrize("name", ["lock", "started", "late", "hook.sock", "hook.sock.new", "pid", "resident.log"])
+def test_a_folder_or_symlink_in_place_of_the_residents_files_is_recovered_from(data: Path, tmp_path: Path,
+                                                                               name: str, damage: str) -> None:
+    home = data / "runtime" / VERSION / "resident"
+    home.mkdir(mode=0o700)
+    outside = tmp_path / "outside"
+    outside.write_text("not metacog's\n")
+    if damage == "folder":
+        (home / name).mkdir()
+        (home / name / "inside").write_text("x")
+    else:
+        (home / name).symlink_to(outside)
+    env = hook_env(data, tmp_path / "home")
+    start_session(data, env)
+    resident_only(data)
+    assert "the same error 3 times" in replies([run_sh(p, env) for p in failures(3)])[2]
+    assert outside.read_text() == "not metacog's\n"
+
+
+def test_the_hooks_stderr_log_is_private(data: Path, tmp_path: Path) -> None:
+    out = run_sh(captured("SessionStart"), hook_env(data, tmp_path / "home", METACOG_RESIDENT="0"), "session-start")
+    assert (out.returncode, out.stdout, out.stderr) == (0, b"", b"")
+    assert (data / "hook-stderr.log").stat().st_mode & 0o777 == 0o600
+
+
+def test_a_stuck_resident_is_ended_only_by_its_own_pid(tmp_path: Path) -> None:
+    """The lock is held (here by this test) and calls have been late for long, but the pid
+    file names another program (an old pid, reused): that program is left alone."""
+    import fcntl
+
+    home = tmp_path / "resident"
+    home.mkdir(mode=0o700)
+    other = subprocess.Popen(["sleep", "30"])
+    lock = os.open(home / "lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        (home / "pid").write_text(f"{other.pid}\n")
+        (home / resident.LATE_MARK).touch()
+        past = time.time() - resident.STUCK_SECONDS - 1
+        os.utime(home / resident.LATE_MARK, (past, past))
+        assert not resident._end_if_stuck(str(home), time.time())
+        assert other.poll() is None
+    finally:
+        os.close(lock)
+        other.kill()
+        other.wait()

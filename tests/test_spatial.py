@@ -541,3 +541,80 @@ def test_an_edit_of_a_widely_imported_file_is_noted_for_learning(tmp_path: Path)
     few = ctx_for(base, min_importers=6)
     feel({}, base, "core.py", few)
     assert few.notes == []
+
+
+def test_the_index_kept_in_memory_answers_as_the_stored_one(tmp_path: Path) -> None:
+    base = repo(tmp_path, {"core.py": "A = 1\n", **importers(6, "import core")})
+    state = paths.state_dir()
+    assert imports.importers(str(base), "core.py", state, 1.0, 100, first_s=5.0) is not None
+    write(base, "more/use9.py", "import core\n")
+    write(base, "users/use0.py", "A = 2\n")
+    kept = imports.importers(str(base), "core.py", state, 1.0, 100)
+    imports._kept.clear()  # what another process, reading the file, finds
+    stored = imports.importers(str(base), "core.py", state, 1.0, 100)
+    assert kept == stored == ["more/use9.py"] + [f"users/use{i}.py" for i in range(1, 6)]
+
+
+DAMAGE = {
+    "cut short": lambda f: f.write_bytes(f.read_bytes()[:len(f.read_bytes()) // 2]),
+    "cut short + garbage": lambda f: f.write_bytes(f.read_bytes()[:len(f.read_bytes()) // 2] + b"\x00garbage{{{"),
+    "empty": lambda f: f.write_bytes(b""),
+    "NUL bytes": lambda f: f.write_bytes(b"\x00" * 4096),
+    "invalid UTF-8": lambda f: f.write_bytes(b"\xff\xfe" + f.read_bytes()),
+    "huge": lambda f: f.write_bytes(b"x" * 4096),  # over the cap the test sets
+    "deeply nested": lambda f: f.write_bytes(b"[" * 200_000 + b"\n" + b"[" * 200_000),
+    "wrong JSON type": lambda f: f.write_bytes(b'"an index"\n{"a": 1}\n[1]\n'),
+    "wrong field types": lambda f: f.write_bytes(f.read_bytes().replace(b'"cursor":', b'"cursor":"x","c":', 1)
+                                                 .replace(b'"done":', b'"done":"x","d":', 1)),
+    "misaligned blob": lambda f: f.write_bytes(f.read_bytes().replace(b" p:core ", b" p:core |", 1)),
+    "folder": lambda f: (f.unlink(), f.mkdir(), (f / "inside").write_text("x")),
+    "FIFO": lambda f: (f.unlink(), os.mkfifo(f)),
+    "symlink to /dev/zero": lambda f: (f.unlink(), f.symlink_to("/dev/zero")),
+    "symlink outside": lambda f: (f.unlink(), f.symlink_to(f.parent.parent.parent / "outside.json")),
+}
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+@pytest.mark.parametrize("part", ["index", "journal"])
+@pytest.mark.parametrize("damage", list(DAMAGE))
+def test_a_damaged_index_never_hangs_and_is_rebuilt(tmp_path: Path, part: str, damage: str) -> None:
+    """Whatever stands in place of the index file or its journal, the next edit answers
+    (within the subprocess's timeout: a FIFO or /dev/zero must not be read) and the
+    index is built again; nothing outside metacog's folder is read as one or written."""
+    base = repo(tmp_path, {"core.py": "A = 1\n", **importers(6, "import core")})
+    outside = tmp_path / "outside.json"
+    outside.write_text('{"v": 1}\n')
+    index_file = Path(imports.path_for(paths.state_dir(), str(base)))
+    assert SPOKE in edit(base, "core.py")
+    write(base, "users/use0.py", "import core\nimport os\n")
+    assert imports.importers(str(base), "core.py", paths.state_dir(), 1.0, 100)  # a journal entry too
+    target = index_file if part == "index" else Path(str(index_file) + ".journal")
+    assert target.is_file()
+    DAMAGE[damage](target)
+    payload = captured("PostToolUse", "Edit", cwd=str(base), session_id="after-the-damage")
+    payload["tool_input"]["file_path"] = payload["tool_response"]["filePath"] = str(base / "core.py")
+    code = (f"import sys; sys.path.insert(0, {str(ROOT)!r})\n"
+            "from metacog import hook, paths\nfrom metacog.imports import index\nindex.INDEX_CAP = 4000\n"
+            "print(hook.handle(sys.argv[1].encode(), paths.state_dir()))\n")
+    out = subprocess.run([sys.executable, "-I", "-c", code, json.dumps(payload)], capture_output=True, text=True,
+                         timeout=30, check=True, env={**os.environ, "METACOG_HOME": os.environ["METACOG_HOME"]})
+    assert SPOKE in out.stdout, (out.stdout, out.stderr)
+    assert index_file.is_file() and not index_file.is_symlink()
+    assert outside.read_text() == '{"v": 1}\n'
+
+
+def test_a_journal_append_that_cannot_complete_leaves_no_torn_line(tmp_path: Path) -> None:
+    """A full disk, played by a file size limit: the append fails whole, the journal ends
+    where it ended, and the next append starts a line of its own."""
+    journal = tmp_path / "index.json.journal"
+    journal.write_bytes(b'["a",1,"",[],""]\n')
+    code = (f"import os, resource, signal, sys; sys.path.insert(0, {str(ROOT)!r})\n"
+            "from metacog.imports import index\n"
+            "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+            "fd = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND)\n"
+            "resource.setrlimit(resource.RLIMIT_FSIZE, (os.fstat(fd).st_size + 10, resource.RLIM_INFINITY))\n"
+            "try:\n    index._append_whole(fd, b'x' * 100 + b'\\n')\nexcept OSError as exc:\n    print(type(exc).__name__)\n")
+    out = subprocess.run([sys.executable, "-I", "-c", code, str(journal)], capture_output=True, text=True, timeout=30,
+                         check=True)
+    assert out.stdout.strip() == "OSError", out.stderr  # EFBIG, as ENOSPC would be
+    assert journal.read_bytes() == b'["a",1,"",[],""]\n'
