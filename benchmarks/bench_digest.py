@@ -31,7 +31,7 @@ DAY = 86400.0
 
 
 def fill(path: str, count: int, rules: list[str], now: float) -> None:
-    from metacog import fastjson
+    import json
 
     os.makedirs(os.path.dirname(path), exist_ok=True)
     kinds = ("detection", "suppression", "suppression")
@@ -39,7 +39,7 @@ def fill(path: str, count: int, rules: list[str], now: float) -> None:
         for i in range(count):
             rec = {"v": 1, "type": kinds[i % 3], "rule": rules[i % len(rules)],
                    "at": round(now - (i % 300) * DAY / 3, 3), "session": f"{i:016x}"}
-            fh.write(fastjson.dumps(rec) + "\n")
+            fh.write(json.dumps(rec) + "\n")
 
 
 def one_process(home: str, root: str, sid: str, now: float) -> float:
