@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import os
 import zlib
-from typing import TYPE_CHECKING
 
 from metacog.event import mapping, text
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
     from metacog.event import Event
 

@@ -31,7 +31,7 @@ class Event:
     when the person stopped or refused the call (then it is not the agent's failure)."""
 
     __slots__ = ("agent", "agent_type", "cwd", "duration_ms", "error", "failed", "interrupted", "name",
-                 "prompt", "response", "session", "size", "source", "tool", "tool_input", "transcript")
+                 "prompt", "response", "session", "size", "source", "tool", "tool_input", "tool_use_id", "transcript")
 
     def __init__(self, payload: dict, size: int = 0) -> None:
         self.name = text(payload, "hook_event_name")
@@ -40,6 +40,7 @@ class Event:
         self.transcript = text(payload, "transcript_path")
         self.tool = text(payload, "tool_name") or "?"
         self.tool_input = mapping(payload, "tool_input")
+        self.tool_use_id = text(payload, "tool_use_id")[:80]
         self.response = payload.get("tool_response")
         self.failed = self.name == "PostToolUseFailure"
         error = text(payload, "error")

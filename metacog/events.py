@@ -71,7 +71,7 @@ def on_tool(event: Event, state_dir: str, now: float) -> dict | None:
         signals = []
         for refused in _read_transcript(st, event, now):
             signals += _feel(st, refused, event, cfg, state_dir, root, totals, now)
-        act["turn"] = (st.get("context") or {}).get("responses", 0)  # the response that made this call
+        act["turn"] = transcript.turn_of(st.get("transcript") or {}, event.tool_use_id) if event.transcript else 0
         signals += _feel(st, act, event, cfg, state_dir, root, totals, now)
         context = st.get("context") or {}
         if context.get("tokens"):  # how full the context got, for the context-pressure pattern

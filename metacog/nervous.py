@@ -6,11 +6,10 @@ Layer 2 (an interrupt) leads with the interrupt and carries the other readings.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from metacog.senses import SENSES
 from metacog.senses.signal import INTERRUPT, Signal
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
     from metacog.event import Event
 

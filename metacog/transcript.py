@@ -44,7 +44,7 @@ def content_text(content: object, sep: str = " ") -> str:
 class Reading:
     """What the new part of the transcript said."""
 
-    __slots__ = ("compacted", "last_response", "model", "refused", "responses", "tokens")
+    __slots__ = ("compacted", "last_response", "model", "refused", "responses", "tokens", "turns")
 
     def __init__(self) -> None:
         self.tokens = 0  # context used at the latest response (0: none seen)
@@ -54,6 +54,7 @@ class Reading:
         self.compacted = False
         # (tool name, tool input, error text, the ordinal of the response that made the call)
         self.refused: list[tuple[str, dict, str, int]] = []
+        self.turns: dict[str, int] = {}  # tool_use id -> the ordinal of the response that made it
 
 
 def read_new(path: str, cursor: dict) -> Reading:
@@ -96,12 +97,32 @@ def read_new(path: str, cursor: dict) -> Reading:
         if b'"usage"' in line or b"tool_use" in line or b"compactMetadata" in line:
             _parse(line, out, pending, seen)
     cursor["responses"] = seen + out.responses
+    turns = cursor.get("turns")
+    turns = turns if isinstance(turns, dict) else {}
+    turns.update(out.turns)
+    while len(turns) > PENDING_CAP:
+        del turns[next(iter(turns))]
+    cursor["turns"] = turns
     if len(pending) > PENDING_CAP:
         for key in list(pending)[: len(pending) - PENDING_CAP]:
             del pending[key]
     cursor["pending"] = pending
     cursor["last_response"] = out.last_response
     return out
+
+
+def turn_of(cursor: dict, tool_use_id: str) -> int:
+    """The ordinal of the response that made this call, where the transcript already holds
+    it; else the next one. Claude Code may run a call's hook before it has written the
+    response that made it (seen in the e2e runs), so the count of responses read is not the
+    call's own; calls of one response (a parallel batch) share it either way."""
+    turns = cursor.get("turns")
+    known = turns.get(tool_use_id) if isinstance(turns, dict) and tool_use_id else None
+    if isinstance(known, int):
+        return known
+    seen = cursor.get("responses")
+    # Nothing read yet (no transcript, or not one of Claude Code's): unknown, each call its own.
+    return seen + 1 if isinstance(seen, int) and seen > 0 else 0
 
 
 def _parse(line: bytes, out: Reading, pending: dict, seen: int) -> None:
@@ -137,6 +158,7 @@ def _parse(line: bytes, out: Reading, pending: dict, seen: int) -> None:
                     slim = {k: v[:TARGET_KEEP] for k, v in tool_input.items()
                             if k in _TARGET_KEYS and isinstance(v, str)}
                     pending[block["id"][:80]] = [str(block.get("name", "?"))[:40], slim, seen + out.responses]
+                    out.turns[block["id"][:80]] = seen + out.responses
     elif entry.get("type") == "user" and isinstance(content, list):
         for block in content:
             if not (isinstance(block, dict) and block.get("type") == "tool_result"):

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from metacog.senses.signal import Signal, memory
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
+if TYPE_CHECKING:
+    from metacog.nervous import Context
+
 NAME = "chronos"
 DELEGATING_TOOLS = ("Task", "Agent")
 IDLE_GAP_S = 300  # a longer pause between two calls is waiting (for the person, a permission), not working
@@ -19,7 +23,7 @@ def _level(value: float, step: float) -> int:
     return int(value // step) if step > 0 else 0
 
 
-def feel(win: dict, action: dict, ctx: object) -> Signal | None:
+def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     if not ctx.is_main:
         return None  # a subagent answers to the main agent, not the person
     cfg = ctx.cfg[NAME]
@@ -52,7 +56,7 @@ def feel(win: dict, action: dict, ctx: object) -> Signal | None:
                   "Would a short check-in help: what is done, what is left, what is uncertain?")
 
 
-def reading(win: dict, ctx: object) -> str:
+def reading(win: dict, ctx: Context) -> str:
     calls = win.get("prompt_calls", 0)
     if not calls:
         return ""

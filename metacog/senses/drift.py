@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from metacog.senses.signal import Signal, memory, short
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
+if TYPE_CHECKING:
+    from metacog.nervous import Context
+
 NAME = "drift"
 TERMS_CAP = 24
 _PUNCT = "`'\"()[]{}<>,;:!?"
@@ -49,7 +53,7 @@ def terms_of(prompt: str) -> list[str]:
     return found
 
 
-def feel(win: dict, action: dict, ctx: object) -> Signal | None:
+def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     if not ctx.is_main:
         return None
     mem = memory(win, NAME)
@@ -70,7 +74,7 @@ def feel(win: dict, action: dict, ctx: object) -> Signal | None:
     return None
 
 
-def reading(win: dict, ctx: object) -> str:
+def reading(win: dict, ctx: Context) -> str:
     away = ((win.get("senses") or {}).get(NAME) or {}).get("away", 0)
     return f"{away} actions away from the request's names" if away >= 5 else ""
 

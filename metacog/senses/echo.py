@@ -5,6 +5,10 @@ from __future__ import annotations
 from metacog.action import EDIT_TOOLS, is_code
 from metacog.senses.signal import Signal, memory, short
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
+if TYPE_CHECKING:
+    from metacog.nervous import Context
+
 NAME = "echo"
 TEST_COMMANDS = ("pytest", "py.test", "unittest", "tox", "nox", "npm test", "npm run test", "yarn test",
                  "pnpm test", "bun test", "jest", "vitest", "mocha", "go test", "cargo test", "cargo nextest",
@@ -47,7 +51,7 @@ def narrowed(command: str) -> bool:
         is_test_file(part) for part in command.split()[1:] if "." in part)
 
 
-def feel(win: dict, action: dict, ctx: object) -> Signal | None:
+def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     cfg = ctx.cfg[NAME]
     mem = memory(win, NAME)
     tool = action["tool"]
@@ -76,6 +80,6 @@ def feel(win: dict, action: dict, ctx: object) -> Signal | None:
     return None
 
 
-def reading(win: dict, ctx: object) -> str:
+def reading(win: dict, ctx: Context) -> str:
     edits = ((win.get("senses") or {}).get(NAME) or {}).get("edits", 0)
     return f"{edits} edits since tests ran" if edits >= 3 else ""

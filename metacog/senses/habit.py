@@ -12,12 +12,12 @@ attempt), one line, once per problem and session.
 from __future__ import annotations
 
 import zlib
-from typing import TYPE_CHECKING
 
 from metacog.senses.signal import Signal, memory, short
 from metacog.senses.signal import turn as turn_of
 from metacog.symptoms import NOT_HABITS, describe
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
     from metacog.nervous import Context
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from metacog.action import EDIT_TOOLS, FILE_TOOLS
 from metacog.senses.signal import INTERRUPT, OBSERVE, TEXT_CAP, Signal, memory, short
 from metacog.senses.signal import turn as turn_of
 from metacog.symptoms import EDIT_MISMATCH, is_banner
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
     from metacog.nervous import Context
 

@@ -5,12 +5,16 @@ from __future__ import annotations
 from metacog import transcript
 from metacog.senses.signal import Signal, memory, short
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
+if TYPE_CHECKING:
+    from metacog.nervous import Context
+
 NAME = "o2"
 LARGE = 15_000  # characters (~4K tokens): a call this size is "large"
 MIN_LARGE = 2  # a burst needs large results to name as its cause; many small ones are work
 
 
-def feel(win: dict, action: dict, ctx: object) -> Signal | None:
+def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     cfg = ctx.cfg[NAME]
     mem = memory(win, NAME)
     said = _fill(mem, ctx, cfg) if ctx.is_main else ""
@@ -46,7 +50,7 @@ def _velocity(mem: dict, win: dict, cfg: dict) -> str:
             "Could a subagent take the remaining exploration and report back only what matters?")
 
 
-def _fill(mem: dict, ctx: object, cfg: dict) -> str:
+def _fill(mem: dict, ctx: Context, cfg: dict) -> str:
     context = ctx.state.get("context") or {}
     tokens = context.get("tokens", 0)
     if not tokens:
@@ -77,7 +81,7 @@ def after_compaction(win: dict) -> str:
             "Re-read only what the next step needs.")
 
 
-def reading(win: dict, ctx: object) -> str:
+def reading(win: dict, ctx: Context) -> str:
     context = ctx.state.get("context") or {}
     tokens = context.get("tokens", 0)
     if not tokens:

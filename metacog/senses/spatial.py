@@ -8,13 +8,17 @@ import time
 from metacog.action import EDIT_TOOLS
 from metacog.senses.signal import TEXT_CAP, Signal, memory, short
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
+if TYPE_CHECKING:
+    from metacog.nervous import Context
+
 NAME = "spatial"
 SAID_CAP = 64  # files remembered per window; the oldest is forgotten first
 SLOW_S = 1.0  # an edit that spent this long without an answer was a first index running late
 SLOW_LIMIT = 3  # after this many, Spatial rests for the session instead of paying that on every edit
 
 
-def feel(win: dict, action: dict, ctx: object) -> Signal | None:
+def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     if action.get("tool") not in EDIT_TOOLS or not action.get("ok", True) or not action.get("path"):
         return None
     start = time.perf_counter()
@@ -32,7 +36,7 @@ def feel(win: dict, action: dict, ctx: object) -> Signal | None:
         return None
 
 
-def _feel(mem: dict, path: str, ctx: object, start: float) -> Signal | None:
+def _feel(mem: dict, path: str, ctx: Context, start: float) -> Signal | None:
     root, state_dir = ctx.root, ctx.state_dir
     rel = _relative(path, root, ctx.event.cwd)
     if not rel or not state_dir:
@@ -90,7 +94,7 @@ def say(rel: str, found: list[str], shown: int) -> str:
     return head + tail
 
 
-def reading(win: dict, ctx: object) -> str:
+def reading(win: dict, ctx: Context) -> str:
     last = ((win.get("senses") or {}).get(NAME) or {}).get("last")
     if not isinstance(last, list) or len(last) != 2 or not last[1]:
         return ""

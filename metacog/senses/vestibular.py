@@ -5,6 +5,10 @@ from __future__ import annotations
 from metacog.action import EDIT_TOOLS
 from metacog.senses.signal import Signal, memory, short
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
+if TYPE_CHECKING:
+    from metacog.nervous import Context
+
 NAME = "vestibular"
 READS_CAP = 200  # files tracked per window
 CYCLE_LENGTHS = (2, 3)
@@ -32,7 +36,7 @@ def _step(action: dict) -> tuple:
     return (action["tool"], action["target"], action.get("result", 0))
 
 
-def feel(win: dict, action: dict, ctx: object) -> Signal | None:
+def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     cfg = ctx.cfg[NAME]
     mem = memory(win, NAME)
     calls = win.get("calls", 0)
@@ -120,7 +124,7 @@ def _cycle(actions: list, repeats: int) -> list | None:
     return None
 
 
-def reading(win: dict, ctx: object) -> str:
+def reading(win: dict, ctx: Context) -> str:
     mem = (win.get("senses") or {}).get(NAME) or {}
     parts = []
     if mem.get("repeat", 0) >= 2:
