@@ -4,6 +4,7 @@ Run by hooks/run.sh at SessionStart, once per plugin version, with whatever Pyth
 the machine has. Standard library only: the package is not installed yet.
 
 usage: bootstrap.py DATA_DIR VERSION
+       bootstrap.py --explain DATA_DIR VERSION   (one line: why the runtime is not ready)
 exit 3 means "this interpreter is too old, try another"; any other exit ends the
 search. Nothing is ever written into the plugin folder (a local marketplace is read
 in place, so it can be the user's own checkout): the source is copied to a temporary
@@ -113,7 +114,7 @@ def retry_now(failed: dict) -> bool:
         return index_answers()
     at = failed.get("at")
     return (not isinstance(at, (int, float)) or time.time() - at >= RETRY_AFTER_S
-            or failed.get("python") != sys.executable)
+            or failed.get("python", sys.executable) != sys.executable)
 
 
 def read_failed(path: Path) -> dict | None:
@@ -131,6 +132,36 @@ def read_failed(path: Path) -> dict | None:
     finally:
         os.close(fd)
     return failed if isinstance(failed, dict) else {}
+
+
+def last_failure(base: Path, version: str) -> dict | None:
+    """The failure that stopped this version's build, if any. A `.failed` of an earlier
+    metacog (empty: only its time said anything) counts as a failure at that time."""
+    failed = read_failed(base / ".failed")
+    if failed == {}:
+        try:
+            failed = {"at": (base / ".failed").stat().st_mtime, "version": version}
+        except OSError:
+            return None
+    return failed if failed is not None and failed.get("version") == version else None
+
+
+def explain(data: Path, version: str) -> str:
+    """The runtime's real state, for /metacog when there is no runtime to run it with."""
+    runtime = data / "runtime" / version
+    state = "half-built" if runtime.is_dir() else "missing"
+    head = f"metacog: its runtime is not ready yet ({runtime} is {state})"
+    failed = last_failure(data / "runtime", version)
+    log_path = data / "bootstrap.log"
+    if failed is None:
+        return (f"{head}: start a new Claude Code session, whose start builds it (needs Python 3.10+ and the "
+                f"package index once); if it still fails, see {log_path}")
+    at = failed.get("at")
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(at)) if isinstance(at, (int, float)) else "?"
+    cause = " ".join(str(failed.get("cause") or "the cause is in the log").split())[:300]
+    retry = failed.get("retry") or f"after {RETRY_AFTER_S // 60} minutes or with another Python"
+    return (f"{head}: the first-run setup failed at {when}: {cause}. It retries {retry}: start a new "
+            f"Claude Code session then. pip's whole output is in {log_path}")
 
 
 def record_failure(data: Path, base: Path, version: str, exc: BaseException, previous: dict | None) -> None:
@@ -194,6 +225,9 @@ def collect_old(base: Path, keep: str) -> None:
 
 
 def main() -> int:
+    if sys.argv[1:2] == ["--explain"]:
+        print(explain(Path(sys.argv[2]), sys.argv[3]))
+        return 0
     if sys.version_info < MIN_PYTHON:
         return 3
     data, version = Path(sys.argv[1]), sys.argv[2]
@@ -205,8 +239,8 @@ def main() -> int:
         fcntl.flock(lock, fcntl.LOCK_EX)  # two sessions starting at once build it once
         if (runtime / ".ready").exists():
             return 0
-        previous = read_failed(failed_marker)
-        if previous is not None and previous.get("version") == version and not retry_now(previous):
+        previous = last_failure(base, version)
+        if previous is not None and not retry_now(previous):
             return 1
         started = time.monotonic()
         try:

@@ -14,7 +14,10 @@ D="${1:-}"
 [ -n "$D" ] || D="${CLAUDE_PLUGIN_DATA:-${HOME:-/nonexistent}/.claude/plugins/data/metacog-inline}"
 R="$D/runtime/$V"
 if [ ! -f "$R/.ready" ] || [ ! -x "$R/bin/python" ]; then
-    echo "metacog: its runtime is not ready yet ($R is missing): start a new Claude Code session, whose start builds it (needs Python 3.10+ and PyPI); if it still fails, see $D/bootstrap.log"
+    # What the folder really holds (half-built, failed at ... with the cause, retries when),
+    # from bootstrap.py (standard library only) with any python3; a fixed line without one.
+    python3 -I "$(dirname "$0")/bootstrap.py" --explain "$D" "$V" 2>/dev/null ||
+        echo "metacog: its runtime is not ready yet ($R is missing): start a new Claude Code session, whose start builds it (needs Python 3.10+ and the package index once); if it still fails, see $D/bootstrap.log"
     exit 0
 fi
 [ $# -gt 0 ] || set -- status

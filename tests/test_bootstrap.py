@@ -12,12 +12,13 @@ import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+VERSION = json.loads((ROOT / ".claude-plugin" / "plugin.json").read_text())["version"]
 
 
 def bootstrap(data: Path, index: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PIP_INDEX_URL": index, "PIP_CONFIG_FILE": os.devnull, "PIP_NO_CACHE_DIR": "1"}
     env.pop("VIRTUAL_ENV", None)
-    return subprocess.run([sys.executable, str(ROOT / "hooks" / "bootstrap.py"), str(data), "9.9.9"],
+    return subprocess.run([sys.executable, str(ROOT / "hooks" / "bootstrap.py"), str(data), VERSION],
                           capture_output=True, text=True, env=env, timeout=240, check=False)
 
 
@@ -30,7 +31,7 @@ def test_an_unreachable_index_is_said_once_logged_and_retried_when_it_answers(tm
     assert bootstrap(data, f"http://127.0.0.1:{port}/simple").returncode == 1
     base = data / "runtime"
     failed = json.loads((base / ".failed").read_text())
-    assert failed["network"] is True and failed["version"] == "9.9.9"
+    assert failed["network"] is True and failed["version"] == VERSION
     tell = json.loads((base / ".tell").read_text())
     [line] = tell["systemMessage"].splitlines()
     assert line.startswith("metacog: its first-run setup could not reach the package index")
@@ -38,6 +39,12 @@ def test_an_unreachable_index_is_said_once_logged_and_retried_when_it_answers(tm
     log = (data / "bootstrap.log").read_text()
     assert failed["cause"] in log and "See above" not in failed["cause"]
     assert "127.0.0.1" in log  # pip's own words on what it could not reach, not only its last lines
+    # /metacog has no runtime to run doctor with: hooks/cli.sh says what the folder holds.
+    launcher = ["sh", str(ROOT / "hooks" / "cli.sh"), str(data), "doctor"]
+    told = subprocess.run(launcher, capture_output=True, text=True, timeout=30, check=True).stdout
+    [line] = told.splitlines()
+    assert "is half-built" in line and failed["cause"][:100] in line
+    assert "It retries when the package index answers" in line and "bootstrap.log" in line
     (base / ".tell").unlink()  # hooks/run.sh printed it
     # The index still does not answer: no second attempt, nothing said again.
     assert bootstrap(data, f"http://127.0.0.1:{port}/simple").returncode == 1
