@@ -175,11 +175,13 @@ def _answer(conn: socket.socket, log: int, here: int) -> None:
     finally:
         faulthandler.cancel_dump_traceback_later()
         try:
-            conn.close()
+            # Out of the caller's folder before the reply ends (the close): once the call
+            # is over, a resident must not keep its drive busy, not even for a moment.
+            os.fchdir(here)
         except OSError:
             pass
         try:
-            os.fchdir(here)  # not the caller's folder: a resident must not keep a drive busy
+            conn.close()
         except OSError:
             pass
         _adopt(_OWN_ENV)  # a failure before the next call's adoption logs where this process would
