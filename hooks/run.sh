@@ -1,6 +1,7 @@
 # metacog's only hook command. Runs the plugin's own interpreter by its real path
 # (no PATH search, no pyenv shim: a shim alone costs 88 ms, eight times a bare start).
-# Every path exits 0 and prints nothing of its own: a missing runtime means silence.
+# Every path exits 0 and prints nothing of its own but one line: a first-run setup that
+# failed is said once to the person (runtime/.tell, a systemMessage bootstrap.py wrote).
 # The version below must equal .claude-plugin/plugin.json (tests/test_layout.py checks it).
 V=0.1.0
 [ "${METACOG_DISABLE:-}" = 1 ] && exit 0
@@ -14,6 +15,11 @@ if [ "${1:-}" = session-start ] && [ ! -f "$R/.ready" ]; then
         "$py" "$(dirname "$0")/bootstrap.py" "$D" "$V" </dev/null >/dev/null 2>&1
         [ $? = 3 ] || break  # 3: too old an interpreter, try the next
     done
+    T="$D/runtime/.tell"
+    if [ ! -f "$R/.ready" ] && [ -f "$T" ] && [ ! -L "$T" ]; then
+        head -c 2000 "$T" 2>/dev/null
+        rm -f "$T"
+    fi
 fi
 [ -f "$R/.ready" ] || exit 0
 # The interpreter's own stderr (a crash before the hook's boundary) goes to a log; not

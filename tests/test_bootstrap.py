@@ -45,7 +45,15 @@ def test_an_unreachable_index_is_said_once_logged_and_retried_when_it_answers(tm
     [line] = told.splitlines()
     assert "is half-built" in line and failed["cause"][:100] in line
     assert "It retries when the package index answers" in line and "bootstrap.log" in line
-    (base / ".tell").unlink()  # hooks/run.sh printed it
+    # The session's start says it to the person once: run.sh prints the line Claude Code reads
+    # as the hook's reply, then forgets it (the index still refuses: bootstrap does not retry).
+    env = {"CLAUDE_PLUGIN_DATA": str(data), "HOME": str(tmp_path), "PATH": os.environ["PATH"],
+           "PIP_INDEX_URL": f"http://127.0.0.1:{port}/simple", "PIP_CONFIG_FILE": os.devnull}
+    start = ["sh", str(ROOT / "hooks" / "run.sh"), "session-start"]
+    said = subprocess.run(start, input=b"{}", capture_output=True, env=env, timeout=120, check=True)
+    assert json.loads(said.stdout) == tell and not (base / ".tell").exists()
+    again = subprocess.run(start, input=b"{}", capture_output=True, env=env, timeout=120, check=True)
+    assert again.stdout == b""
     # The index still does not answer: no second attempt, nothing said again.
     assert bootstrap(data, f"http://127.0.0.1:{port}/simple").returncode == 1
     assert json.loads((base / ".failed").read_text())["at"] == failed["at"] and not (base / ".tell").exists()
