@@ -140,9 +140,22 @@ def mistake(tool: str, error: str) -> str:
     where the tool is the identity (a blocked WebSearch is not a blocked Bash)."""
     head = error[:2000]
     for pattern, name, _ in MISTAKES:
-        if pattern.search(head) and (tool == "Bash" or name not in SHELL_ONLY):
+        if name in SHELL_ONLY and (tool != "Bash" or not _relative_missing(pattern, head)):
+            continue
+        if pattern.search(head):
             return f"{name} {tool}" if name in ("blocked", "no-such-tool", "hook-blocked") else name
     return ""
+
+
+def _relative_missing(pattern: re.Pattern[str], error: str) -> bool:
+    """Whether a shell's "no such file" names a relative path: the working directory is then
+    the suspect (a `cd` earlier moved it). An absolute path that is not there is exploring."""
+    for line in error.splitlines():
+        if pattern.search(line):
+            paths = [t.strip("'\"`,") for t in line.split() if "/" in t or "." in t.strip(".:")]
+            if not paths or any(not p.startswith(("/", "~")) for p in paths):
+                return True
+    return False
 
 
 def describe(key: str) -> str:

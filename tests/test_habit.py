@@ -137,8 +137,9 @@ def test_kill_restart_poll_with_a_new_pid_each_time() -> None:
                   bash("nohup node server.js > server.log 2>&1 & echo started pid $!", f"started pid {pid}"),
                   bash("sleep 2 && tail -3 server.log", f"pid {pid} listening\nError: listen EADDRINUSE: :::3000")]
     out = said(calls)
-    assert not any(out[:8])
-    assert "the same 3 steps 3 times over with unchanged results" in out[8]
+    assert not any(out[:6])
+    # The third kill of a server that comes back the same way: heard before the third poll.
+    assert "pkill -f 'node server.js'` 3 times in the last 8 calls with the same result" in out[6]
 
 
 # 5. Failures that exit 0 -----------------------------------------------------------------
@@ -245,3 +246,19 @@ def test_repetition_the_person_asked_for() -> None:
     ask = captured("UserPromptSubmit", prompt="run the flaky test 5 times and tell me how often it fails")
     flaky = failed("pytest -k flaky", "Exit code 1\nFAILED tests/test_net.py::test_flaky - TimeoutError")
     assert said([ask] + [flaky, bash("git status", "clean")] * 2 + [flaky]) [-1].startswith("metacog: the same")
+
+
+# Repeated without new information, with other calls between --------------------------------
+
+def test_the_same_check_with_the_same_result_between_other_calls() -> None:
+    health = bash("curl -s localhost:3000/health", '{"status":"starting"}')
+    out = said([health, bash("sleep 5", ""), health, bash("ps aux | grep node", "node server.js"), health])
+    assert out[:4] == ["", "", "", ""]
+    assert "3 times in the last 8 calls with the same result and nothing edited between" in out[4]
+
+
+def test_the_same_check_after_each_edit_is_work() -> None:
+    status = bash("git status --short", " M src/app.py")
+    out = said([status, edit("/home/dev/project/src/app.py", 1), status, edit("/home/dev/project/src/app.py", 2),
+                status])
+    assert out == [""] * 5

@@ -25,6 +25,7 @@ NAME = "habit"
 SEEN_CAP = 64  # problems remembered per window, least recently seen dropped first
 ORDINALS = {3: "3rd", 4: "4th", 5: "5th"}
 RERUN_GAP = 20  # calls between two runs of one command that fixing one finding at a time takes
+HORIZON = 60  # calls after which a problem or mistake not seen since counts from one again
 
 
 def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
@@ -45,8 +46,8 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
         if not isinstance(entry, list) or len(entry) != 7 or not isinstance(entry[4], list):
             # occurrences, turn of the last, said, what, places, source, call number of the last
             entry = [0, None, 0, text, [], call, calls]
-        if key.startswith("k ") and calls - entry[6] > RERUN_GAP:
-            entry[0] = 0  # the re-run came after a long detour: a fresh look, not the next round
+        if calls - entry[6] > (RERUN_GAP if key.startswith("k ") else HORIZON):
+            entry[0] = 0  # back after a long stretch of other work: a fresh look, not the next round
         entry[6] = calls
         if entry[1] != turn:
             entry[0], entry[1] = entry[0] + 1, turn

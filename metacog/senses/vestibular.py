@@ -12,6 +12,9 @@ if TYPE_CHECKING:
 NAME = "vestibular"
 READS_CAP = 200  # files tracked per window
 CYCLE_LENGTHS = (2, 3)
+AGAIN_SPAN = 8  # calls in which the same action with the same result, scattered, is circling
+AGAIN_AT = 3
+AGAIN_SAID_CAP = 16
 
 
 REPEAT_WORDS = frozenset(("repeat", "repeatedly", "poll", "polling", "retry", "rerun", "re-run"))
@@ -57,6 +60,17 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
             return Signal(NAME, f"{action['tool']} `{short(action['target'])}` {repeat} times in a row with the "
                           "same result. What do you expect to be different next time?")
         return None
+    again = _again(actions)
+    if again and action.get("ok", True) and not mem.get("asked_repeat"):
+        key = f"{action['tool']} {action['target']}"[:200]
+        said = mem.setdefault("again_said", [])
+        if key not in said:
+            said.append(key)
+            del said[:-AGAIN_SAID_CAP]
+            mem["quiet_until"] = calls + cfg["cooldown_calls"]
+            return Signal(NAME, f"{action['tool']} `{short(action['target'])}` {again} times in the last "
+                          f"{AGAIN_SPAN} calls with the same result and nothing edited between. What do you "
+                          "expect it to show next time?")
     cycle = _cycle(actions, cfg["cycle_repeats"])
     if cycle:
         mem["quiet_until"] = calls + cfg["cooldown_calls"]
@@ -108,6 +122,24 @@ def _repeat(actions: list) -> int:
             break
         count += 1
     return count
+
+
+def _again(actions: list) -> int:
+    """How often the last action, with its result, came in the last AGAIN_SPAN calls with
+    other calls between and no edit since its first time there (0 below AGAIN_AT): asking
+    the same question of a world that did not change. Reads are Vestibular's re-reads."""
+    if not actions or actions[-1]["tool"] in ("Read", "TodoWrite") or _repeat(actions) > 1:
+        return 0
+    last = _step(actions[-1])
+    recent = actions[-AGAIN_SPAN:]
+    first = next(i for i, a in enumerate(recent) if _step(a) == last)
+    if any(a["tool"] in EDIT_TOOLS for a in recent[first:]):
+        return 0
+    count = sum(1 for a in recent[first:] if _step(a) == last)
+    others = {_step(a) for a in recent[first:]} - {last}
+    if len(others) < 2:
+        return 0  # A, B, A, B, A: a two-step cycle, which _cycle names whole on the next call
+    return count if count >= AGAIN_AT else 0
 
 
 def _cycle(actions: list, repeats: int) -> list | None:
