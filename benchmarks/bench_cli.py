@@ -39,7 +39,7 @@ def script() -> list:
             turns.append([{"name": "Read", "input": {"file_path": "README.txt"}}])
         else:
             turns.append([{"name": "Bash", "input": {"command": f"ls -a && echo {i}", "description": "list"}}])
-    return turns + ["Done."]
+    return [*turns, "Done."]
 
 
 def plain_plugin(folder: Path, command: str) -> Path:

@@ -29,8 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from metacog import signature as new  # noqa: E402 - after the path above
-from metacog.replay import events  # noqa: E402
+from metacog import signature as new
+from metacog.replay import events
 
 DEFAULT_DIR = ROOT.parent / "shared" / "transcripts"
 MODULE = "metacog/signature.py"

@@ -180,7 +180,7 @@ def main(argv: list[str]) -> int:
         counts.append((win.get("senses", {}).get("spatial", {}).get("last") or [None, None])[1])
     if "--verbose" in argv:
         print("per edit (ms, importers or - when silent for want of time):",
-              " ".join(f"{t:.0f}/{'-' if c is None else c}" for t, c in zip(times, counts)))
+              " ".join(f"{t:.0f}/{'-' if c is None else c}" for t, c in zip(times, counts, strict=True)))
     index_file = imports.path_for(str(state_dir), str(repo))
     first, rest = times[0], times[1:]
     print(f"index file: {os.path.getsize(index_file) / 1e6:.1f} MB")

@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from metacog.replay import REFUSED, replay  # noqa: E402 - after the path above
+from metacog.replay import REFUSED, replay
 
 DEFAULT_DIR = ROOT.parent / "shared" / "transcripts"
 # The senses whose signals speak of repetition (a loop, a circle, a habit).

@@ -24,7 +24,7 @@ _OPEN_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _TMP_SEQ = itertools.count()
 
 
-class Unreadable(OSError, ValueError):  # noqa: N818 - reads as what the file is
+class Unreadable(OSError, ValueError):
     """A file that cannot hold what metacog wrote there: not a regular file, too large, not JSON.
 
     Both an OSError (the file cannot be used) and a ValueError (its content is wrong), so a
@@ -230,7 +230,7 @@ def set_aside(path: str) -> str:
     return ""
 
 
-class locked:
+class locked:  # noqa: N801 - used as a function: `with locked(path):`
     """Exclusive advisory lock on `path + '.lock'` for a read-modify-write.
 
     A lock file replaced by a folder, a symlink or a FIFO is set aside and made afresh:

@@ -12,7 +12,7 @@ import pytest
 from hooktest import agent_text, captured, send
 from learningtest import DAY, LOOP, T0, cfg, project_records, rule, state_dir, write_session
 
-from metacog import config, events, learning, paths, state
+from metacog import learning, state
 from metacog.learning import digest, evaluate, scopes, store
 
 HOUR = 3600.0

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 import time
 
-from metacog.event import Event
 from metacog import config, learning, nervous, paths, state
 from metacog.cli.common import CliError, ago, closest, command, log_bug, one_line
+from metacog.event import Event
 from metacog.senses import SENSES
 
 RULE_FIELDS = ("id", "lesson", "scope", "detections", "suppressions", "confidence", "last_active")

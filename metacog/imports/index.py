@@ -225,7 +225,7 @@ class Index:
         if not self.rewrite:
             for path in sorted(self.changed):
                 d = self.dirs.get(path)
-                entries.append(_dumps([path] if d is None else d.record() + [d.blob(self)]))
+                entries.append(_dumps([path] if d is None else [*d.record(), d.blob(self)]))
             entries.append(_dumps({"cursor": self.cursor, "state": self.state, "done": self.done}))
         grown = self.sizes[1] + sum(len(e) + 1 for e in entries)
         if self.rewrite or grown > max(JOURNAL_MIN, self.sizes[0] // 8):

@@ -126,7 +126,7 @@ def _py_from(module: str, names: list[str], package: list[str]) -> list[str]:
         if up > len(package):
             return []
         parts = package[:len(package) - up]
-        full = ".".join(parts + [base] if base else parts)
+        full = ".".join([*parts, base] if base else parts)
     else:
         full = base
     # Lower-case names may be submodules (PEP 8); classes and constants cannot.

@@ -11,7 +11,7 @@ def _rust_context(rel: str) -> tuple[str, str, list[str]]:
     parts = rel.split("/")
     name = parts[-1]
     own = name in ("mod.rs", "lib.rs", "main.rs")
-    child = "/".join(parts[:-1] if own else parts[:-1] + [name[:-3]])
+    child = "/".join(parts[:-1] if own else [*parts[:-1], name[:-3]])
     src = next((k for k in range(len(parts) - 2, -1, -1) if parts[k] == "src"), -1)
     if src == -1:
         return child, "", []

@@ -18,8 +18,7 @@ LINE_CAP = 150
 CLAIM_CAP = 10_000
 HEADER = "metacog: lessons from earlier sessions, most reliable first (`/metacog forget <id>` drops one):"
 # C0 and C1 controls, DEL, line/paragraph separators, zero-width and bidirectional controls.
-_UNSAFE = {c: " " for c in (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029, 0xFEFF,
-                             *range(0x200B, 0x2010), *range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+_UNSAFE = dict.fromkeys((*range(32), *range(127, 160), 8232, 8233, 65279, *range(8203, 8208), *range(8234, 8239), *range(8294, 8298)), " ")
 
 
 def clean(text: str, cap: int = LINE_CAP) -> str:

@@ -28,10 +28,19 @@ from __future__ import annotations
 
 import math
 import os
-from typing import Callable
+from collections.abc import Callable
 
 from metacog import state
-from metacog.fsutil import atomic_write, dumps, ensure_dir, locked, log_error, read_json, set_aside, touch
+from metacog.fsutil import (
+    atomic_write,
+    dumps,
+    ensure_dir,
+    locked,
+    log_error,
+    read_json,
+    set_aside,
+    touch,
+)
 from metacog.learning import detectors, digest, scopes, settings, store
 
 MARK_GC_AGE_S = 24 * 3600

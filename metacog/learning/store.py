@@ -29,8 +29,18 @@ import stat
 import zlib
 
 from metacog import paths
-from metacog.fsutil import Unreadable, append_line, atomic_write, dumps, ensure_dir, locked, open_regular, \
-    parse_json, read_fd, write_all
+from metacog.fsutil import (
+    Unreadable,
+    append_line,
+    atomic_write,
+    dumps,
+    ensure_dir,
+    locked,
+    open_regular,
+    parse_json,
+    read_fd,
+    write_all,
+)
 from metacog.learning.detectors import RULES
 
 SCHEMA = 1

@@ -22,7 +22,7 @@ def count(n: float) -> str:
 
 
 def duration(seconds: float) -> str:
-    seconds = int(round(seconds))
+    seconds = round(seconds)
     if seconds < 60:
         return f"{seconds}s"
     minutes = seconds // 60
@@ -36,7 +36,7 @@ def table(header: list[str], rows: list[list[str]], indent: str = "  ") -> list[
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     out = []
     for row in [header, *rows]:
-        cells = [str(row[0]).ljust(widths[0])] + [str(c).rjust(w) for c, w in zip(row[1:], widths[1:])]
+        cells = [str(row[0]).ljust(widths[0])] + [str(c).rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)]
         out.append((indent + "  ".join(cells)).rstrip())
     return out
 

@@ -52,7 +52,7 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
         if entry[1] != turn:
             entry[0], entry[1] = entry[0] + 1, turn
         if place not in entry[4]:
-            entry[4] = entry[4][-3:] + [place]
+            entry[4] = [*entry[4][-3:], place]
         entry[5] = call
         seen[key] = entry
         if entry[0] >= ctx.cfg[NAME]["at"] and not entry[2]:

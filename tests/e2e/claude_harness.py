@@ -299,7 +299,7 @@ class ClaudeHarness:
         return done
 
     def run(self, script: list, prompt: str = "Please do the task.", *,
-            plugin_dir: Path | None | bool = True, timeout: float = 90,
+            plugin_dir: Path | bool | None = True, timeout: float = 90,
             extra_args: Iterable[str] = (), final_text: str = "Done.") -> SessionResult:
         """One `claude -p PROMPT --output-format json` session against `script`.
 

@@ -68,7 +68,7 @@ def test_nociception_hears_refused_edits_from_the_transcript(metacog_claude: Cla
     target = metacog_claude.project / "app.py"
     target.write_text("def f():\n    return 1\n")
     script = [read(target)] + [edit(target, f"return {n}00", "return 2") for n in (9, 9, 9)] + [bash("ls")]
-    result = metacog_claude.run(script + ["Done."])
+    result = metacog_claude.run([*script, "Done."])
     assert "String to replace not found" in spoken(result, "the same error 3 times in a row")
 
 
