@@ -5,8 +5,10 @@
 Runs, one after the other: bench_hook (hook against a bare interpreter start, after
 10,000 calls, failure path, peak memory), bench_cli (per-call cost inside the real
 Claude Code CLI; needs the pinned CLI), bench_digest (digest with 100,000 records),
-bench_spatial (20,000-file repository), bench_cli_start (CLI start). --quick runs
-fewer repetitions (figures are noisier).
+bench_spatial (20,000-file repository), bench_cli_start (CLI start), bench_signature
+(error signatures against their hand-scanner predecessor), and score_labels (the senses
+against the hand labels of ../shared/transcripts). --quick runs fewer repetitions
+(figures are noisier).
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ SUITE = (
     ("bench_digest.py", [], ["--runs", "500", "--process-runs", "10"]),
     ("bench_spatial.py", [], ["--edits", "20"]),
     ("bench_cli_start.py", ["--runs", "15"], ["--runs", "5"]),
+    ("bench_signature.py", [], []),
+    ("score_labels.py", [], []),  # accuracy: the senses against the hand labels
 )
 
 

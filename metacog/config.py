@@ -42,6 +42,7 @@ DEFAULTS: dict[str, dict[str, object]] = {
     # digest shows: on/off, the threshold of the precondition (min_*), then of the failure. The
     # detectors have no thresholds of their own: these are the only ones.
     "error-loop": {"enabled": True, "min_errors": 2, "streak": 3},
+    "repeated-mistake": {"enabled": True, "min_errors": 3, "fired": 1},
     "repeated-reads": {"enabled": True, "min_reads": 5, "same_file": 3},
     "circular-search": {"enabled": True, "min_searches": 4, "same_search": 3},
     "going-in-circles": {"enabled": True, "min_calls": 10, "same_action": 4},
@@ -79,6 +80,7 @@ LIMITS: dict[tuple[str, str], tuple[float, float]] = {
     ("learning", "keep_days"): (0, 100_000),
     # Learned patterns: a failure threshold of 0 or 1 would call every session a detection.
     ("error-loop", "streak"): (2, 1000), ("repeated-reads", "same_file"): (2, 1000),
+    ("repeated-mistake", "fired"): (1, 1000),
     ("circular-search", "same_search"): (2, 1000), ("going-in-circles", "same_action"): (2, 1000),
     ("long-autonomous-run", "run_calls"): (1, 100_000), ("long-autonomous-run", "run_minutes"): (1, 100_000),
     ("write-heavy", "ratio"): (1, 1000), ("context-pressure", "min_fill"): (0.05, 1),

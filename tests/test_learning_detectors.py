@@ -18,6 +18,7 @@ ALL = frozenset(detectors.RULES)
 # For each detector: (precondition met, failure absent), (precondition met, failure present).
 CASES = {
     "error-loop": ({"errors": 2, "max_error_streak": 2}, {"errors": 3, "max_error_streak": 3}),
+    "repeated-mistake": ({"errors": 3}, {"errors": 3, "fired": {"habit": 1}}),
     "repeated-reads": ({"reads": 5, "max_file_reads": 2}, {"reads": 5, "max_file_reads": 3}),
     "circular-search": ({"searches": 4, "max_search_repeat": 2}, {"searches": 4, "max_search_repeat": 3}),
     "going-in-circles": ({"calls": 10, "max_repeat": 3}, {"calls": 10, "max_repeat": 4}),
@@ -35,6 +36,7 @@ CASES = {
 # Just under each precondition: the situation never arose, whatever else the summary says.
 NOT_ARISEN = {
     "error-loop": {"errors": 1, "max_error_streak": 9},
+    "repeated-mistake": {"errors": 2, "fired": {"habit": 3}},
     "repeated-reads": {"reads": 4, "max_file_reads": 9},
     "circular-search": {"searches": 3, "max_search_repeat": 9},
     "going-in-circles": {"calls": 9, "max_repeat": 9},
@@ -50,6 +52,7 @@ NOT_ARISEN = {
 # the rule, active or not (a suppression here would be a "held" the rule never earned).
 NEVER_AROSE = [
     ("error-loop", {"calls": 200, "main_calls": 200}),
+    ("repeated-mistake", {"calls": 200, "main_calls": 200, "edits": 40}),
     ("repeated-reads", {"calls": 200, "edits": 20, "searches": 30}),
     ("circular-search", {"calls": 200, "reads": 30}),
     ("going-in-circles", {"calls": 200, "max_repeat": 1}),  # no action ever gave the same result twice

@@ -35,12 +35,13 @@ NUMBERS = ("calls", "main_calls", "errors", "reads", "edits", "searches", "bash"
            "max_error_streak", "max_file_reads", "max_repeat", "max_search_repeat",
            "max_calls_between_prompts", "max_minutes_between_prompts", "max_context_fill",
            "wide_edits", "code_edits", "tracked_calls", "first_ts", "last_ts")
-SENSES = ("nociception", "vestibular", "o2", "chronos", "spatial", "echo", "drift")
+SENSES = ("nociception", "habit", "vestibular", "o2", "chronos", "spatial", "echo", "drift")
 MOTOR = "motor-learning"  # the config section of the lessons from resolved error streaks
 # What judge() makes of a summary, versioned: when it changes, finished sessions whose state is
 # still kept are judged again (metacog.learning.evaluate), and evidence they no longer give is
 # retracted. 2: preconditions are the situations themselves, never the session's length.
-VERSION = 2
+# 3: repeated-mistake (Habit).
+VERSION = 3
 REPEATED = 2  # an identical action with an identical result, twice in a row: a repeat (not a threshold)
 
 
@@ -87,6 +88,12 @@ DETECTORS = (
              "When an error repeats, stop retrying variants: read the failing code or its docs first.",
              lambda f, c: _arose(f["errors"], c["min_errors"]),
              lambda f, c: f["max_error_streak"] >= c["streak"]),
+    # Errors happened; the failure is one of them coming back a 3rd time with other work
+    # between (Habit: the same refusal, the same problem line, one finding fixed per run).
+    Detector("repeated-mistake", "habit",
+             "When a mistake comes back, fix its cause once (read first, check the cwd), not each time.",
+             lambda f, c: _arose(f["errors"], c["min_errors"]),
+             lambda f, c: f["fired"].get("habit", 0) >= c["fired"]),
     Detector("repeated-reads", "vestibular",
              "Note what a file says the first time; re-reading an unchanged file only burns context.",
              lambda f, c: _arose(f["reads"], c["min_reads"]),
