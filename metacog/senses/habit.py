@@ -15,7 +15,6 @@ import zlib
 
 from metacog.senses.signal import Signal, memory, short
 from metacog.senses.signal import turn as turn_of
-from metacog.symptoms import NOT_HABITS, describe
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
@@ -71,6 +70,8 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     key, entry = due[0]
     nth = ORDINALS.get(entry[0], f"{entry[0]}th")
     if key.startswith("m "):
+        from metacog.symptoms import describe
+
         return Signal(NAME, f"this is the {nth} time this session: {describe(entry[3])}. What would make it the last?")
     problem = f"`{short(entry[3], 90)}`"
     if key.startswith("k "):
@@ -89,6 +90,8 @@ def _keys(action: dict, call: int) -> list[tuple[str, str, int]]:
     same command lists several of one kind of problem and shows that kind again at a new
     place after each fix (a linter re-run per finding, when its output listed them all).
     """
+    from metacog.symptoms import NOT_HABITS  # failures only: a Read need not load it
+
     if action.get("mistake"):
         mistake = action["mistake"]
         return [] if mistake in NOT_HABITS else [("m " + mistake, mistake, 0)]

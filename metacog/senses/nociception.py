@@ -5,7 +5,6 @@ from __future__ import annotations
 from metacog.action import EDIT_TOOLS, FILE_TOOLS
 from metacog.senses.signal import INTERRUPT, OBSERVE, TEXT_CAP, Signal, memory, short
 from metacog.senses.signal import turn as turn_of
-from metacog.symptoms import EDIT_MISMATCH, is_banner
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
@@ -61,6 +60,8 @@ def identity(action: dict) -> str:
     to the letter. The target joins the signature where the signature names nothing (a bare exit code) or
     where the file is the identity (three different missing files are exploring).
     """
+    from metacog.symptoms import EDIT_MISMATCH, is_banner  # failures only: a Read need not load it
+
     mistake = action.get("mistake", "")
     if mistake in EDIT_MISMATCH:
         return f"edit-mismatch {action.get('path') or action['target']}"
