@@ -11,7 +11,7 @@ import json
 import os
 import zlib
 
-from metacog.event import mapping, text
+from metacog.event import mapping, text, words
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
@@ -95,7 +95,9 @@ def output_checksum(response: object) -> int:
         return checksum(response)
     from metacog.signature import clean
 
-    parts = [clean(text(response, key)[-OUTPUT_KEEP:]) for key in ("stdout", "stderr")]
+    half = OUTPUT_KEEP // 2  # both ends: a listing changes at its top, a log at its bottom
+    parts = [clean(out[:half] + out[-half:] if len(out) > OUTPUT_KEEP else out)
+             for out in (words(response, key) for key in ("stdout", "stderr"))]
     return zlib.crc32("\x00".join(parts).encode("utf-8", "replace"))
 
 
@@ -158,7 +160,7 @@ def from_event(event: Event, now: float) -> dict:
     else:
         error = failure_text(response)
         if not error and tool in ("Bash", "BashOutput", "TaskOutput"):
-            from metacog.symptoms import hidden_failure
+            from metacog.hidden import hidden_failure
 
             error = hidden_failure(tool, tool_input, response)
         result = output_checksum(response) if tool == "Bash" else checksum(response)
@@ -180,8 +182,11 @@ def make(tool: str, target: str, error: str, result: int, size: int, now: float,
         mistake = symptoms.mistake(tool, error)
         if mistake:
             record["mistake"] = mistake
-        else:
+        if not mistake or mistake in symptoms.WITH_PROBLEMS:
             record["problems"] = symptoms.problems(error)
+            # The same failure again means the same problems, not only the same banner.
+            places = " ".join(str(p[1]) for p in record["problems"])
+            record["result"] = zlib.crc32(f"{record['sig']} {places}".encode())
     if agent:
         record["agent"] = agent[:64]
     if path:

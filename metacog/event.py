@@ -21,6 +21,13 @@ def text(payload: object, key: str) -> str:
     return value if isinstance(value, str) and "\x00" not in value else ""
 
 
+def words(payload: object, key: str) -> str:
+    """A string field that is text to read, not a path: a NUL in it is replaced, not fatal
+    (a failing command's output may hold one)."""
+    value = payload.get(key) if isinstance(payload, dict) else None
+    return value.replace("\x00", "?") if isinstance(value, str) else ""
+
+
 def mapping(payload: object, key: str) -> dict:
     value = payload.get(key) if isinstance(payload, dict) else None
     return value if isinstance(value, dict) else {}
@@ -43,7 +50,7 @@ class Event:
         self.tool_use_id = text(payload, "tool_use_id")[:80]
         self.response = payload.get("tool_response")
         self.failed = self.name == "PostToolUseFailure"
-        error = text(payload, "error")
+        error = words(payload, "error")
         self.interrupted = payload.get("is_interrupt") is True or error.startswith(PERSON_REFUSED)
         if self.interrupted:
             self.failed, error = False, ""
@@ -52,7 +59,7 @@ class Event:
         self.error = error
         self.agent = text(payload, "agent_id")[:64]
         self.agent_type = text(payload, "agent_type")
-        self.prompt = text(payload, "prompt")
+        self.prompt = words(payload, "prompt")
         self.source = text(payload, "source")
         duration = payload.get("duration_ms")
         # Bounded: a hostile 10**400 would overflow float(), infinity would swallow any gap.

@@ -76,9 +76,15 @@ def parse_json(data: bytes | str) -> object:
     """json.loads, with every way it can fail as Unreadable: a damaged file raises ValueError,
     but also RecursionError (deep nesting), MemoryError, UnicodeDecodeError and others."""
     try:
-        return json.loads(data)
+        # NaN and Infinity are not JSON: read back, they would make every later write of the
+        # same file fail (dumps refuses them), so a file holding one is damaged.
+        return json.loads(data, parse_constant=_not_json)
     except Exception as exc:  # noqa: BLE001 - whatever the parser raises, the text is unreadable
         raise Unreadable(f"not JSON: {type(exc).__name__}") from None
+
+
+def _not_json(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")
 
 
 def read_json(path: str, cap: int) -> object:

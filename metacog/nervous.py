@@ -7,7 +7,7 @@ Layer 2 (an interrupt) leads with the interrupt and carries the other readings.
 from __future__ import annotations
 
 from metacog.senses import SENSES
-from metacog.senses.signal import INTERRUPT, Signal
+from metacog.senses.signal import INTERRUPT, Signal, forget
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ def feel(win: dict, action: dict, ctx: Context) -> list[Signal]:
                 from metacog.fsutil import log_error
 
                 log_error(ctx.state_dir, f"sense {sense.NAME} failed: {type(exc).__name__}: {exc}")
-                win.get("senses", {}).pop(sense.NAME, None)  # its memory may be what broke it
+                forget(win, sense.NAME)  # its memory may be what broke it
                 continue
             if signal is not None:
                 signals.append(signal)

@@ -25,12 +25,13 @@ SCAN_CAP = 20000  # characters of an error scanned, head and tail
 # An error line says what it is early ("Error: …", "grep: x: No such file or directory"); an
 # "error" 200 characters into a line is prose or a wizard's prompt echoed back.
 WORD_REACH = 120
+LINE_CAP = 400  # characters of one line looked at (a problem keeps PROBLEM_CAP of them)
 
 # A diagnostic names its place first: `path/file.ext:12:3: message`, `file.py:4 - error: …`.
 _PLACED = re.compile(r"^\s*\S*\.\w+:\d+(?::\d+)?(?::|\s+-)\s*\S")
 _WORDS = re.compile(r"error|exception|fail|fatal|panic|denied|not found|no such|cannot|can't|couldn't|"
                     r"undefined|invalid|unknown|missing|refused|forbidden|unauthori[sz]ed|timed? ?out|"
-                    r"not (?:defined|allowed|permitted|a |an )|\b[45]\d\d\b", re.I)
+                    r"not (?:defined|allowed|permitted|a |an )|(?:http|status|code)[ /:]*[45]\d\d\b", re.I)
 # Lines that are the same whatever failed: banners, summaries, exit statuses, log pointers.
 _BANNER = re.compile(
     r"^(?:exit (?:code|status) \d+|error:? exit status \d+|process exited with code \d+"
@@ -41,7 +42,9 @@ _BANNER = re.compile(
     r"|failed executing command.*|error: process completed with exit code.*|error: recipe .* failed.*"
     r"|(?:found )?\d+ (?:errors?|problems?|issues?|failures?|failed)\b.*|errors? found.*"
     r"|\d+ failed(?:,| in).*|tests?:\s+\d+ failed.*|test suites?:\s+\d+ failed.*|failures?:$|errors?:$"
-    r"|=+.*=+|-+.*-+|_+.*_+|# \S+.*|traceback \(most recent call last\):"
+    # One run then anything then the same character: `=.*=`, linear where `=+.*=+` is cubic.
+    r"|=.*=|-.*-|_.*_|!.*!|# \S+.*|traceback \(most recent call last\):"
+    r"|collected \d+ items?.*|platform \S+ -- python.*|rootdir: .*|cachedir: .*|plugins: .*"
     r"|during handling of the above exception.*|the above exception was the direct cause.*"
     r"|.* failed with exit code \d+|the following .* failed.*|(?:level=)?warn(?:ing)?\b.*|\(!\).*|note:.*|hint:.*|help:.*|see .* for (?:more|details).*"
     r"|\* \w+: \d+|\d+ issues?:|run '.*' (?:for|to see).*)$", re.I)
@@ -74,6 +77,7 @@ def problems(error: str) -> list[list]:
     tests, placed, flagged = [], [], []
     frame = ""
     for line in error.splitlines():
+        line = line[:LINE_CAP]  # nothing past it is used, and no pattern sees more
         bare = line.strip()
         if len(bare) < 4:
             continue
@@ -125,14 +129,19 @@ MISTAKES = (
      "a call a hook blocks"),
     (re.compile(r"old_string and new_string are exactly the same", re.I), "no-op-edit",
      "an Edit that changes nothing"),
-    (re.compile(r"no such file or directory|file or directory not found|cannot access|"
-                r"cannot find the path|does not exist|enoent", re.I), "missing-path",
+    # The shell's and coreutils' own words, at the margin ("cat: x: No such file or directory",
+    # "(eval):cd:1: no such file…", pytest's "ERROR: file or directory not found: …"); a
+    # compiler's "package x does not exist" is a problem line, not the working directory.
+    (re.compile(r"^(?:\(eval\)|(?:(?:/\S*/)?(?:ba|z|da)?sh|cd|ls|cat|cp|mv|rm|grep|rg|head|tail|sed|awk|wc|stat|"
+                r"touch|chmod|source|find|du|diff|tar|error)\b)[^\n]{0,200}?(?:no such file or directory|"
+                r"file or directory not found|cannot access)", re.I | re.M), "missing-path",
      "a path that does not exist from the working directory (check `pwd`; prefer absolute paths)"),
 )
 _WHAT = {name: what for _, name, what in MISTAKES}
 NOT_HABITS = frozenset(("ambiguous-old-string",))
 EDIT_MISMATCH = frozenset(("old-string-mismatch", "ambiguous-old-string"))
-SHELL_ONLY = frozenset(("missing-path",))  # a Read of a missing file is exploring; a shell's, the wrong cwd
+SHELL_ONLY = frozenset(("missing-path",))
+WITH_PROBLEMS = frozenset(("missing-path",))  # the error's own lines still say which problem it is  # a Read of a missing file is exploring; a shell's, the wrong cwd
 
 
 def mistake(tool: str, error: str) -> str:
@@ -162,37 +171,3 @@ def describe(key: str) -> str:
     name, _, tool = key.partition(" ")
     what = _WHAT.get(name, name)
     return f"{what} ({tool})" if tool else what
-
-
-# A command can fail without saying so in its exit status: a test run piped into `tail`,
-# a `|| true`, a background shell that died. Its output still says it.
-_RUNNERS = re.compile(r"\b(?:py\.?test|tox|nox|jest|vitest|mocha|go test|cargo test|cargo build|npm|pnpm|yarn|"
-                      r"bun|make|tsc|mypy|pyright|ruff|eslint|golangci-lint|lint|unittest|rspec|phpunit|"
-                      r"gradle|mvn|dotnet test|swift test|build|test)\b")
-_HIDDEN = re.compile(
-    r"^(?:FAILED \S+.*|ERROR \S+::\S+.*|--- FAIL: \S+.*|FAIL\s+\S+.*|not ok \d+.*|=+ .*\b\d+ (?:failed|errors?)\b.*=+"
-    r"|Tests?:\s+\d+ failed.*|\d+ failing|Traceback \(most recent call last\):|.*\btimed out\b.*"
-    r"|error(?:\[\w+\])?: .*|.*: (?:command not found|No such file or directory))$", re.M)
-HIDDEN_LINES = 12
-
-
-def hidden_failure(tool: str, tool_input: dict, response: object) -> str:
-    """The failure a successful-looking result reports ('' for none): a background shell's
-    non-zero exit or failed status, or a test, build or lint run whose output says it failed
-    or timed out. Readers of text (grep, cat, git log) are never judged by what they print."""
-    if not isinstance(response, dict):
-        return ""
-    stdout, stderr = response.get("stdout"), response.get("stderr")
-    output = "\n".join(v for v in (stdout, stderr) if isinstance(v, str))[-SCAN_CAP:]
-    if tool in ("BashOutput", "TaskOutput"):
-        code, status = response.get("exitCode"), response.get("status")
-        if isinstance(code, int) and not isinstance(code, bool) and code != 0:
-            return f"Exit code {code}\n{output}"
-        return f"{status}\n{output}" if status in ("failed", "error") else ""
-    if tool != "Bash" or response.get("interrupted") is True:
-        return ""
-    command = tool_input.get("command") if isinstance(tool_input, dict) else None
-    if not isinstance(command, str) or not _RUNNERS.search(command[:500]):
-        return ""
-    said = [m.group(0) for m in _HIDDEN.finditer(output)][:HIDDEN_LINES]
-    return "\n".join(said)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from metacog.senses.signal import Signal, memory
+from metacog.senses.signal import Signal, forget, memory
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
@@ -66,4 +66,4 @@ def reading(win: dict, ctx: Context) -> str:
 def on_prompt(win: dict, prompt: str, now: float) -> None:
     """The person spoke: time and calls count again from now."""
     win["prompt_at"], win["active_s"] = now, 0.0
-    win.get("senses", {}).pop(NAME, None)
+    forget(win, NAME)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from metacog.senses.signal import Signal, memory, short
+from metacog.senses.signal import Signal, forget, memory, peek, short
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
@@ -75,16 +75,17 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
 
 
 def reading(win: dict, ctx: Context) -> str:
-    away = ((win.get("senses") or {}).get(NAME) or {}).get("away", 0)
+    away = peek(win, NAME).get("away", 0)
     return f"{away} actions away from the request's names" if away >= 5 else ""
 
 
 def on_prompt(win: dict, prompt: str, now: float) -> None:
     """A new request: follow what it names (short terms only, never the prompt itself)."""
-    win.setdefault("senses", {})[NAME] = {"terms": terms_of(prompt)}
+    forget(win, NAME)
+    memory(win, NAME)["terms"] = terms_of(prompt)
 
 
 def following(win: dict) -> bool:
     """Whether the request named things and the work has touched them."""
-    mem = (win.get("senses") or {}).get(NAME) or {}
+    mem = peek(win, NAME)
     return bool(mem.get("terms")) and bool(mem.get("on_track"))

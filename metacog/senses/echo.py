@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from metacog.action import EDIT_TOOLS, is_code
-from metacog.senses.signal import Signal, memory, short
+from metacog.senses.signal import Signal, memory, peek, short
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
@@ -81,5 +81,5 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
 
 
 def reading(win: dict, ctx: Context) -> str:
-    edits = ((win.get("senses") or {}).get(NAME) or {}).get("edits", 0)
+    edits = peek(win, NAME).get("edits", 0)
     return f"{edits} edits since tests ran" if edits >= 3 else ""

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import zlib
 
-from metacog.senses.signal import Signal, memory, short
+from metacog.senses import vestibular
+from metacog.senses.signal import Signal, memory, peek, short
 from metacog.senses.signal import turn as turn_of
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
@@ -22,27 +23,34 @@ if TYPE_CHECKING:
 
 NAME = "habit"
 SEEN_CAP = 64  # problems remembered per window, least recently seen dropped first
-ORDINALS = {3: "3rd", 4: "4th", 5: "5th"}
+RUNS_CAP = 16  # commands whose last problems are remembered (to tell a shrinking list)
 RERUN_GAP = 20  # calls between two runs of one command that fixing one finding at a time takes
 HORIZON = 60  # calls after which a problem or mistake not seen since counts from one again
 
 
 def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
-    seen = memory(win, NAME).setdefault("seen", {})
+    mem = memory(win, NAME)
+    seen = mem.get("seen")
+    if not isinstance(seen, dict):
+        seen = mem["seen"] = {}
     call = zlib.crc32(f"{action['tool']} {action['target']}".encode())
     if action.get("ok", True):
         # The failing command passed: what it showed is fixed. Coming back later is a
         # regression to look at afresh, not the same problem still standing.
-        for key in [k for k, e in seen.items() if not k.startswith("m ") and isinstance(e, list) and e[5] == call]:
+        for key in [k for k, e in seen.items() if not k.startswith("m ") and _valid(e) and e[5] == call]:
             del seen[key]
         return None
+    if vestibular.asked_repeat(win):
+        return None  # the person asked for the runs: the same failure again is the answer
     calls = win.get("calls", 0)
     turn = turn_of(action, win)
     due = []
     keys = _keys(action, call)
+    if _fewer(mem, action, call):
+        keys = [k for k in keys if k[0].startswith("m ")]  # some of what it showed got fixed: progress
     for key, text, place in keys:
         entry = seen.pop(key, None)
-        if not isinstance(entry, list) or len(entry) != 7 or not isinstance(entry[4], list):
+        if not _valid(entry):
             # occurrences, turn of the last, said, what, places, source, call number of the last
             entry = [0, None, 0, text, [], call, calls]
         if calls - entry[6] > (RERUN_GAP if key.startswith("k ") else HORIZON):
@@ -68,18 +76,44 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     if not due:
         return None
     key, entry = due[0]
-    nth = ORDINALS.get(entry[0], f"{entry[0]}th")
+    nth = ordinal(entry[0])
     if key.startswith("m "):
         from metacog.symptoms import describe
 
         return Signal(NAME, f"this is the {nth} time this session: {describe(entry[3])}. What would make it the last?")
     problem = f"`{short(entry[3], 90)}`"
-    if key.startswith("k "):
+    if key.startswith("k ") and len(entry[4]) > 1:
         return Signal(NAME, f"`{short(action['target'], 60)}` has failed {entry[0]} times with the same kind of "
                       f"error at a new place each time: {problem}. The output may show only some: find every "
                       "occurrence and fix them together?")
     return Signal(NAME, f"the same problem is back for the {nth} time this session, with other work between: "
                   f"{problem}. What did the attempts between change about it?")
+
+
+def ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _valid(entry: object) -> bool:
+    """An entry as feel() writes it (state from an older version or damaged is dropped)."""
+    return (isinstance(entry, list) and len(entry) == 7 and isinstance(entry[0], int) and isinstance(entry[4], list)
+            and isinstance(entry[6], int) and isinstance(entry[3], str))
+
+
+def _fewer(mem: dict, action: dict, call: int) -> bool:
+    """Whether this command now shows only some of what it showed when it last failed: the
+    rest got fixed (a failure count that shrinks is progress, LABELS.md). Remembered per
+    command, RUNS_CAP commands."""
+    runs = mem.get("runs")
+    if not isinstance(runs, dict):
+        runs = mem["runs"] = {}
+    now = sorted({p[1] for p in action.get("problems") or [] if isinstance(p, list) and len(p) == 4})
+    last = runs.pop(str(call), None)
+    runs[str(call)] = now
+    while len(runs) > RUNS_CAP:
+        del runs[next(iter(runs))]
+    return isinstance(last, list) and bool(now) and set(now) < set(last)
 
 
 def _keys(action: dict, call: int) -> list[tuple[str, str, int]]:
@@ -106,6 +140,6 @@ def _keys(action: dict, call: int) -> list[tuple[str, str, int]]:
 
 
 def reading(win: dict, ctx: Context) -> str:
-    seen = (win.get("senses") or {}).get(NAME, {}).get("seen") or {}
+    seen = peek(win, NAME).get("seen") or {}
     most = max((e[0] for e in seen.values() if isinstance(e, list) and e), default=0)
     return f"one problem seen {most}× this session" if most >= 2 else ""

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from metacog.action import EDIT_TOOLS, FILE_TOOLS
-from metacog.senses.signal import INTERRUPT, OBSERVE, TEXT_CAP, Signal, memory, short
+from metacog.senses import vestibular
+from metacog.senses.signal import INTERRUPT, OBSERVE, TEXT_CAP, Signal, forget, memory, peek, short
 from metacog.senses.signal import turn as turn_of
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
@@ -23,6 +24,8 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
         elif action["tool"] in EDIT_TOOLS and mem.get("count"):
             mem["edits"] = mem.get("edits", 0) + 1  # fixes between attempts keep the streak
         return None
+    if vestibular.asked_repeat(win):
+        return None  # the person asked for the runs ("run it 5 times"): failures are the answer
     sig = identity(action)
     # One model turn is one attempt: a parallel batch of the same failing call is not a streak.
     turn = turn_of(action, win)
@@ -65,6 +68,8 @@ def identity(action: dict) -> str:
     mistake = action.get("mistake", "")
     if mistake in EDIT_MISMATCH:
         return f"edit-mismatch {action.get('path') or action['target']}"
+    if mistake == "missing-path":
+        return f"{mistake} {action['tool']} {action['target']}"  # the same command: a wrong cwd
     if mistake:
         return mistake
     sig = action.get("sig", "")
@@ -72,7 +77,8 @@ def identity(action: dict) -> str:
         return sig
     problems = [str(p[1]) for p in action.get("problems") or [] if isinstance(p, list) and len(p) == 4]
     if problems and is_banner(sig.split(" | ", 1)[0]):
-        return "problems " + " ".join(sorted(problems[:3]))
+        # Every problem, to the letter: one fixed of several is a new error, not the same.
+        return "problems " + " ".join(sorted(problems))
     named = [part for part in sig.split(" | ") if not part.startswith("exit ")]
     if action["tool"] in FILE_TOOLS or not named:
         return f"{action['tool']} {action['target']} | {sig}"
@@ -86,12 +92,12 @@ def _exit(action: dict) -> str:
 def _same_exit(mem: dict, action: dict) -> bool:
     """The same command failing with the same exit code, nothing edited since: a loop even when
     the message varies. Only for the codes that say the command did not run or was killed
-    (124 timeout, 126 not executable, 127 not found, 128+N a signal): after exit 1, other
-    messages are other errors."""
+    (124 timeout, 126 not executable, 127 not found, 129-159 a signal): after exit 1, 128
+    (git's fatal) or 255 (ssh), other messages are other errors."""
     code = _exit(action)
     return (bool(mem.get("count")) and not mem.get("edits") and action["tool"] == "Bash"
             and action["target"] == mem.get("target") and code == mem.get("exit")
-            and code[5:].isdecimal() and (int(code[5:]) == 124 or int(code[5:]) >= 126))
+            and code[5:].isdecimal() and (int(code[5:]) in (124, 126, 127) or 129 <= int(code[5:]) <= 159))
 
 
 def _retried_ok(mem: dict, action: dict) -> bool:
@@ -136,17 +142,17 @@ def _resolve(mem: dict, action: dict, ctx: Context) -> None:
 
 
 def reading(win: dict, ctx: Context) -> str:
-    mem = (win.get("senses") or {}).get(NAME) or {}
+    mem = peek(win, NAME)
     count = mem.get("count", 0)
     return f"{count} similar errors in a row" if count >= 2 else ""
 
 
 def on_prompt(win: dict, prompt: str, now: float) -> None:
     """The person spoke: a streak from before is no longer the agent's alone."""
-    win.get("senses", {}).pop(NAME, None)
+    forget(win, NAME)
 
 
 def streak(win: dict) -> int:
     """How many similar errors in a row now (for the session's summary)."""
-    count = ((win.get("senses") or {}).get(NAME) or {}).get("count", 0)
+    count = peek(win, NAME).get("count", 0)
     return count if isinstance(count, int) else 0

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from metacog import transcript
-from metacog.senses.signal import Signal, memory, short
+from metacog.senses.signal import Signal, memory, peek, short
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
@@ -92,4 +92,4 @@ def reading(win: dict, ctx: Context) -> str:
 
 def on_compaction(win: dict) -> None:
     """The real fill starts again from the next response: each level may be said anew."""
-    win.get("senses", {}).get(NAME, {}).pop("fill_level", None)
+    peek(win, NAME).pop("fill_level", None)

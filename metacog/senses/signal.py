@@ -20,9 +20,31 @@ class Signal:
         return f"Signal({self.sense!r}, {self.text!r}, level={self.level})"
 
 
+def peek(win: dict, name: str) -> dict:
+    """A sense's memory to read, never created; {} when absent or not a mapping (state written
+    by an older version, or damaged)."""
+    senses = win.get("senses")
+    mem = senses.get(name) if isinstance(senses, dict) else None
+    return mem if isinstance(mem, dict) else {}
+
+
+def forget(win: dict, name: str) -> None:
+    """Drop a sense's memory (it starts afresh at its next call)."""
+    senses = win.get("senses")
+    if isinstance(senses, dict):
+        senses.pop(name, None)
+
+
+def number(value: object) -> int:
+    """A count read back from state: an int, else 0 (NaN, a string, a bool from damage)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
 def memory(win: dict, name: str) -> dict:
     """A sense's own small memory inside its window (created on first use)."""
-    senses = win.setdefault("senses", {})
+    senses = win.get("senses")
+    if not isinstance(senses, dict):
+        senses = win["senses"] = {}
     mem = senses.get(name)
     if not isinstance(mem, dict):
         mem = senses[name] = {}

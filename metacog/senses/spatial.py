@@ -6,7 +6,7 @@ import os
 import time
 
 from metacog.action import EDIT_TOOLS
-from metacog.senses.signal import TEXT_CAP, Signal, memory, short
+from metacog.senses.signal import TEXT_CAP, Signal, memory, peek, short
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ def say(rel: str, found: list[str], shown: int) -> str:
 
 
 def reading(win: dict, ctx: Context) -> str:
-    last = ((win.get("senses") or {}).get(NAME) or {}).get("last")
+    last = peek(win, NAME).get("last")
     if not isinstance(last, list) or len(last) != 2 or not last[1]:
         return ""
     return f"last edit: {short(str(last[0]), 80)}, imported by {last[1]} file{'s' if last[1] != 1 else ''}"

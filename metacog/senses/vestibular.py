@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
 from metacog.action import EDIT_TOOLS
-from metacog.senses.signal import Signal, memory, short
+from metacog.senses.signal import Signal, forget, memory, number, peek, short
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
@@ -15,6 +17,9 @@ CYCLE_LENGTHS = (2, 3)
 AGAIN_SPAN = 8  # calls in which the same action with the same result, scattered, is circling
 AGAIN_AT = 3
 AGAIN_SAID_CAP = 16
+# A shell command that changes files or the repository (`sed -i`, a redirect, `git checkout`).
+_WRITES = re.compile(r"sed -i|\b(?:cat|echo|printf)\b[^|]*>|\btee\b|\bpatch\b|\b(?:mv|cp|rm|touch)\b|git (?:apply|checkout|reset|"
+                     r"restore|stash|commit|merge|rebase|pull|switch)|\b(?:npm|pip|uv|yarn|pnpm) (?:i|install|add)\b")
 
 
 REPEAT_WORDS = frozenset(("repeat", "repeatedly", "poll", "polling", "retry", "rerun", "re-run"))
@@ -71,7 +76,7 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
             return Signal(NAME, f"{action['tool']} `{short(action['target'])}` {again} times in the last "
                           f"{AGAIN_SPAN} calls with the same result and nothing edited between. What do you "
                           "expect it to show next time?")
-    cycle = _cycle(actions, cfg["cycle_repeats"])
+    cycle = _cycle(actions, cfg["cycle_repeats"]) if not mem.get("asked_repeat") else None
     if cycle:
         mem["quiet_until"] = calls + cfg["cooldown_calls"]
         steps = " → ".join(f"{tool} `{short(target, 40)}`" for tool, target, _ in cycle)
@@ -133,8 +138,8 @@ def _again(actions: list) -> int:
     last = _step(actions[-1])
     recent = actions[-AGAIN_SPAN:]
     first = next(i for i, a in enumerate(recent) if _step(a) == last)
-    if any(a["tool"] in EDIT_TOOLS for a in recent[first:]):
-        return 0
+    if any(a["tool"] in EDIT_TOOLS or (a["tool"] == "Bash" and _WRITES.search(a["target"])) for a in recent[first:]):
+        return 0  # something changed between: asking again is checking, not circling
     count = sum(1 for a in recent[first:] if _step(a) == last)
     others = {_step(a) for a in recent[first:]} - {last}
     if len(others) < 2:
@@ -157,7 +162,7 @@ def _cycle(actions: list, repeats: int) -> list | None:
 
 
 def reading(win: dict, ctx: Context) -> str:
-    mem = (win.get("senses") or {}).get(NAME) or {}
+    mem = peek(win, NAME)
     parts = []
     if mem.get("repeat", 0) >= 2:
         parts.append(f"last action repeated {mem['repeat']}×")
@@ -168,26 +173,27 @@ def reading(win: dict, ctx: Context) -> str:
 
 def on_prompt(win: dict, prompt: str, now: float) -> None:
     """The person spoke: repeats count from their latest word, and some words ask for them."""
-    win.setdefault("senses", {})[NAME] = {"asked_repeat": asked_to_repeat(prompt)}  # a flag, never the words
+    forget(win, NAME)
+    memory(win, NAME)["asked_repeat"] = asked_to_repeat(prompt)  # a flag, never the words
 
 
 def on_compaction(win: dict) -> None:
     """Re-reading after a compaction is recovery, not circling."""
-    win.get("senses", {}).get(NAME, {}).pop("reads", None)
+    peek(win, NAME).pop("reads", None)
 
 
 def asked_repeat(win: dict) -> bool:
-    return bool(((win.get("senses") or {}).get(NAME) or {}).get("asked_repeat"))
+    return bool(peek(win, NAME).get("asked_repeat"))
 
 
 def counts(win: dict) -> tuple[int, int]:
     """(most reads of one unchanged file, repeats of the last action), for the summary."""
-    mem = (win.get("senses") or {}).get(NAME) or {}
-    return int(mem.get("max_reads", 0) or 0), int(mem.get("repeat", 0) or 0)
+    mem = peek(win, NAME)
+    return number(mem.get("max_reads")), number(mem.get("repeat"))
 
 
 def most_read(win: dict, n: int) -> list[tuple[str, int]]:
     """The n files (and ranges) read most since their last edit, with their counts."""
-    reads = ((win.get("senses") or {}).get(NAME) or {}).get("reads") or {}
+    reads = peek(win, NAME).get("reads") or {}
     seen = [(path, v[0]) for path, v in reads.items() if isinstance(v, list) and v and isinstance(v[0], int)]
     return sorted(seen, key=lambda kv: -kv[1])[:n]
