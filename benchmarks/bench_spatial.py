@@ -161,7 +161,7 @@ def main(argv: list[str]) -> int:
 
     imports.Index._sweep = watched  # type: ignore[method-assign]
     cfg = config.DEFAULTS
-    ctx = SimpleNamespace(cfg=cfg, root=str(repo), state_dir=str(state_dir), payload={"cwd": str(repo)})
+    ctx = SimpleNamespace(cfg=cfg, root=str(repo), state_dir=str(state_dir), event=SimpleNamespace(cwd=str(repo)))
     win: dict = {}
     targets = [rng.choice(hubs) if i % 2 else rng.choice(rels) for i in range(edits + 1)]
     times, spoke, counts = [], 0, []
