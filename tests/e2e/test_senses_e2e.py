@@ -73,15 +73,16 @@ def test_nociception_hears_refused_edits_from_the_transcript(metacog_claude: Cla
 
 
 def test_habit_hears_the_same_refusal_on_three_files(metacog_claude: ClaudeHarness) -> None:
-    # An Edit before a Read, on a new file each time, each fixed by a Read and an Edit that
-    # works: no streak, a habit. Claude Code refuses the Edit itself (no hook fires).
+    # An Edit whose old_string is not in the file, on a new file each time, each fixed by
+    # the next Edit: no streak, a habit. Claude Code refuses the Edit itself (no hook fires).
     script = []
     for n in range(3):
         target = metacog_claude.project / f"m{n}.py"
         target.write_text(f"x = {n}\n")
-        script += [edit(target, f"x = {n}", f"x = {n + 10}"), read(target), edit(target, f"x = {n}", f"x = {n + 10}")]
-    result = metacog_claude.run([*script, bash("ls"), "Done."])
-    assert "an Edit or Write of a file not Read first" in spoken(result, "this is the 3rd time this session")
+        script += [read(target), edit(target, f"x = {n}  # guessed", f"x = {n + 10}"),
+                   edit(target, f"x = {n}", f"x = {n + 10}")]
+    result = metacog_claude.run([*script, "Done."])
+    assert "old_string is not in the file" in spoken(result, "this is the 3rd time this session")
 
 
 def test_o2_real_fill_from_the_transcript(metacog_claude: ClaudeHarness) -> None:
