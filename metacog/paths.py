@@ -12,6 +12,7 @@ file once broke every hook of every project when it was damaged.
 from __future__ import annotations
 
 import os
+import sys
 
 APP = "metacog"
 KINDS = ("state", "data", "config")
@@ -29,6 +30,24 @@ def _from_platformdirs() -> dict[str, str]:
     }
 
 
+# On Linux, what platformdirs answers for the user dirs (its XDG rules: an absolute
+# $XDG_*_HOME, else under an absolute $HOME), without importing it: platformdirs pulls
+# pathlib and costs about 20 ms on a direct call (measured with -X importtime), a call
+# the resident process does not answer. tests/test_paths.py checks both agree.
+_XDG = (("state", "XDG_STATE_HOME", "~/.local/state"), ("data", "XDG_DATA_HOME", "~/.local/share"),
+        ("config", "XDG_CONFIG_HOME", "~/.config"))
+
+
+def _from_xdg() -> dict[str, str] | None:
+    if sys.platform != "linux" or not os.path.isabs(os.environ.get("HOME", "")):
+        return None  # macOS, Windows, or no usable $HOME: platformdirs knows the fallbacks
+    out = {}
+    for kind, var, default in _XDG:
+        base = os.environ.get(var, "")
+        out[kind] = os.path.join(base if os.path.isabs(base) else os.path.expanduser(default), APP)
+    return out
+
+
 def dirs() -> dict[str, str]:
     """The three directories, as absolute path strings (not created)."""
     home = os.environ.get("METACOG_HOME")
@@ -39,7 +58,7 @@ def dirs() -> dict[str, str]:
     key = tuple(os.environ.get(name, "") for name in _KEY_VARS)
     if key not in _RESOLVED:
         _RESOLVED.clear()
-        _RESOLVED[key] = _from_platformdirs()
+        _RESOLVED[key] = _from_xdg() or _from_platformdirs()
     return dict(_RESOLVED[key])
 
 
