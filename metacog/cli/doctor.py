@@ -101,9 +101,10 @@ def check_runtime(root: Path | None) -> list[dict]:
     version = plugin_version(root)
     dirs = plugin_data_dirs()
     if not dirs:
-        return [finding(PROBLEM, "no plugin runtime found: metacog is not installed as a Claude Code "
-                        f"plugin for this user (nothing in {Path.home()}/.claude/plugins/data/)",
-                        "install it (`claude plugin install metacog@metacog`) and start a session")]
+        # A replay-only or report-only user is not a problem: say what is and is not installed.
+        return [finding(NOTE, "the command line is installed (replay, report, status work offline); the Claude "
+                        f"Code plugin is not (nothing in {Path.home()}/.claude/plugins/data/), so no session is "
+                        "watched: `claude plugin install metacog@metacog` installs it")]
     out = []
     for data in dirs:
         ready = sorted(p.parent.name for p in data.glob("runtime/*/.ready"))
