@@ -66,6 +66,34 @@ def claude_bin() -> Path:
     return path
 
 
+def _end_processes_under(folder: Path) -> None:
+    """End the live processes whose program lies under `folder` (the runtimes' resident
+    processes, which otherwise leave on their own a moment after their folder goes)."""
+    import signal
+    import time
+
+    def under() -> list[int]:
+        found = []
+        for entry in Path("/proc").glob("[0-9]*"):
+            try:
+                program = (entry / "cmdline").read_bytes().split(b"\0")[0]
+            except OSError:
+                continue
+            if program.startswith(os.fsencode(folder)):
+                found.append(int(entry.name))
+        return found
+
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in under():
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                pass
+        deadline = time.monotonic() + 2
+        while under() and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+
 @pytest.fixture(scope="session")
 def e2e_root():
     """One folder for the whole run, outside pytest's basetemp (another pytest run
@@ -73,6 +101,7 @@ def e2e_root():
     E2E_KEEP=1. Neutral name on purpose: paths reach the model, see ClaudeHarness."""
     root = Path(tempfile.mkdtemp(prefix="cc-e2e-"))
     yield root
+    _end_processes_under(root)  # the sessions' resident processes: every process a test starts, it ends
     if os.environ.get("E2E_KEEP", "") in ("", "0"):
         shutil.rmtree(root, ignore_errors=True)
     else:
