@@ -32,3 +32,31 @@ def agent_text(reply: dict | None) -> str:
     if not reply:
         return ""
     return reply.get("hookSpecificOutput", {}).get("additionalContext", "")
+
+
+# Real-shaped tool calls built from the captured payloads, for the senses' tests.
+
+def bash(command: str, stdout: str = "ok", stderr: str = "", **extra: object) -> dict:
+    payload = captured("PostToolUse", "Bash", tool_input={"command": command, "description": "x"},
+                       tool_response={"stdout": stdout, "stderr": stderr, "interrupted": False, "isImage": False,
+                                      "noOutputExpected": False})
+    payload.update(extra)
+    return payload
+
+
+def failed(command: str, error: str) -> dict:
+    return captured("PostToolUseFailure", "Bash", error=error, tool_input={"command": command, "description": "x"})
+
+
+def read(path: str, content: str = "x = 1\n", **extra: object) -> dict:
+    payload = captured("PostToolUse", "Read", tool_input={"file_path": path})
+    payload["tool_response"]["file"].update(filePath=path, content=content)
+    payload.update(extra)
+    return payload
+
+
+def edit(path: str, n: int = 0) -> dict:
+    payload = captured("PostToolUse", "Edit")
+    payload["tool_input"].update(file_path=path, new_string=f"return {n}")
+    payload["tool_response"]["filePath"] = path
+    return payload

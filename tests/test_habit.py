@@ -8,33 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hooktest import agent_text, captured, send
+from hooktest import agent_text, bash, captured, edit, failed, read, send
 from transcripts import Transcript
 
 T0 = 1_800_000_000.0
-
-
-def bash(command: str, stdout: str = "ok", stderr: str = "") -> dict:
-    return captured("PostToolUse", "Bash", tool_input={"command": command, "description": "x"},
-                    tool_response={"stdout": stdout, "stderr": stderr, "interrupted": False, "isImage": False,
-                                   "noOutputExpected": False})
-
-
-def failed(command: str, error: str) -> dict:
-    return captured("PostToolUseFailure", "Bash", error=error, tool_input={"command": command, "description": "x"})
-
-
-def read(path: str) -> dict:
-    payload = captured("PostToolUse", "Read", tool_input={"file_path": path})
-    payload["tool_response"]["file"].update(filePath=path)
-    return payload
-
-
-def edit(path: str, n: int = 0) -> dict:
-    payload = captured("PostToolUse", "Edit")
-    payload["tool_input"].update(file_path=path, new_string=f"return {n}")
-    payload["tool_response"]["filePath"] = path
-    return payload
 
 
 def said(payloads: list[dict]) -> list[str]:

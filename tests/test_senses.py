@@ -5,32 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hooktest import agent_text, captured, send
+from hooktest import agent_text, bash, captured, edit, read, send
 from transcripts import Transcript
 
 T0 = 1_800_000_000.0
-
-
-def bash(command: str, stdout: str = "ok", **extra: object) -> dict:
-    payload = captured("PostToolUse", "Bash", tool_input={"command": command, "description": "x"},
-                       tool_response={"stdout": stdout, "stderr": "", "interrupted": False, "isImage": False,
-                                      "noOutputExpected": False})
-    payload.update(extra)
-    return payload
-
-
-def read(path: str, content: str = "x = 1\n", **extra: object) -> dict:
-    payload = captured("PostToolUse", "Read", tool_input={"file_path": path})
-    payload["tool_response"]["file"].update(filePath=path, content=content)
-    payload.update(extra)
-    return payload
-
-
-def edit(path: str, n: int = 0) -> dict:
-    payload = captured("PostToolUse", "Edit")
-    payload["tool_input"].update(file_path=path, new_string=f"return {n}")
-    payload["tool_response"]["filePath"] = path
-    return payload
 
 
 def prompt(text: str) -> dict:
