@@ -69,7 +69,8 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     if "nociception" in ctx.fired:
         # The streak is being told about this very error: its recurrences are heard.
         for key, _, _ in keys:
-            seen[key][2] = 1
+            if key in seen:
+                seen[key][2] = 1
         return None
     for _, entry in due:
         entry[2] = 1  # one line covers every problem that came due on this call
@@ -141,5 +142,5 @@ def _keys(action: dict, call: int) -> list[tuple[str, str, int]]:
 
 def reading(win: dict, ctx: Context) -> str:
     seen = peek(win, NAME).get("seen") or {}
-    most = max((e[0] for e in seen.values() if isinstance(e, list) and e), default=0)
+    most = max((e[0] for e in seen.values() if _valid(e)), default=0) if isinstance(seen, dict) else 0
     return f"one problem seen {most}× this session" if most >= 2 else ""
