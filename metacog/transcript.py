@@ -113,16 +113,14 @@ def read_new(path: str, cursor: dict) -> Reading:
 
 def turn_of(cursor: dict, tool_use_id: str) -> int:
     """The ordinal of the response that made this call, where the transcript already holds
-    it; else the next one. Claude Code may run a call's hook before it has written the
-    response that made it (seen in the e2e runs), so the count of responses read is not the
-    call's own; calls of one response (a parallel batch) share it either way."""
+    it; 0 (unknown) where it does not. Claude Code often runs a call's hook before it has
+    written the response that made it, sometimes for several calls in a row (seen in e2e
+    runs as turns 0, 2, 2 for three separate attempts by the count of responses read), so
+    no guess is safe: an unknown call is its own attempt. Calls of one parallel batch are
+    then one attempt only when their response was already written."""
     turns = cursor.get("turns")
     known = turns.get(tool_use_id) if isinstance(turns, dict) and tool_use_id else None
-    if isinstance(known, int):
-        return known
-    seen = cursor.get("responses")
-    # Nothing read yet (no transcript, or not one of Claude Code's): unknown, each call its own.
-    return seen + 1 if isinstance(seen, int) and seen > 0 else 0
+    return known if isinstance(known, int) and not isinstance(known, bool) else 0
 
 
 def _parse(line: bytes, out: Reading, pending: dict, seen: int) -> None:

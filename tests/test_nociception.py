@@ -127,19 +127,32 @@ def test_a_parallel_batch_is_one_attempt_and_no_escalation_before_the_model_answ
     from transcripts import Transcript
 
     log = Transcript(tmp_path / "t.jsonl")
-    fail = bash_failure(TRACE)
-    fail["transcript_path"] = str(log.path)
-    log.usage(5000)  # one model response asked for a batch of nine identical calls
-    assert [agent_text(send(fail)) for _ in range(9)] == [""] * 9  # one attempt, seen nine times
-    log.usage(6000)
-    assert agent_text(send(fail)) == ""  # the 2nd attempt
-    log.usage(7000)
-    said = [agent_text(send(fail)) for _ in range(3)]  # the 3rd attempt, again as a batch
+    calls = iter(range(1000))
+
+    def batch(size: int) -> list[str]:
+        """A response asking for `size` identical failing calls, written before their hooks run."""
+        ids = [f"toolu_b{next(calls)}" for _ in range(size)]
+        log.batch(ids)
+        said = []
+        for tool_use_id in ids:
+            fail = bash_failure(TRACE)
+            fail.update(transcript_path=str(log.path), tool_use_id=tool_use_id)
+            said.append(agent_text(send(fail)))
+        return said
+
+    assert batch(9) == [""] * 9  # one attempt, seen nine times
+    assert batch(1) == [""]  # the 2nd attempt
+    said = batch(3)  # the 3rd attempt, again as a batch
     assert said[0].startswith("metacog: the same error 3 times") and said[1:] == ["", ""]
-    for tokens in (8000, 9000):
-        log.usage(tokens)
-        said = agent_text(send(fail))
-    assert "state your assumption" in said  # the 5th attempt, after the model answered
+    batch(1)
+    assert "state your assumption" in batch(1)[0]  # the 5th attempt, after the model answered
+
+
+def test_calls_whose_response_is_not_written_yet_are_each_an_attempt() -> None:
+    # Claude Code often runs a call's hook before writing the response that made it: no
+    # transcript line to tell a batch from separate attempts, so each counts (never a miss).
+    said = [agent_text(send(bash_failure(TRACE))) for _ in range(3)]
+    assert said[2].startswith("metacog: the same error 3 times")
 
 
 def test_refusals_read_together_are_still_separate_attempts(tmp_path) -> None:

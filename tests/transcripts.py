@@ -32,6 +32,16 @@ class Transcript:
         entry["message"]["usage"].update(input_tokens=tokens, cache_read_input_tokens=0, cache_creation_input_tokens=0)
         self.add(entry)
 
+    def batch(self, ids: list[str], tokens: int = 5000) -> None:
+        """One model response asking for the tool calls `ids` at once (a parallel batch)."""
+        entry = _first("assistant", lambda e: e["message"]["content"][0].get("type") == "tool_use")
+        self.n += 1
+        block = entry["message"]["content"][0]
+        entry["message"]["id"] = f"msg_b{self.n}"
+        entry["message"]["usage"].update(input_tokens=tokens, cache_read_input_tokens=0, cache_creation_input_tokens=0)
+        entry["message"]["content"] = [{**block, "id": i} for i in ids]
+        self.add(entry)
+
     def refused_edit(self, old: str = "NOT THERE") -> None:
         """The captured refused Edit: a tool_use and its <tool_use_error> result, no hook."""
         self.n += 1

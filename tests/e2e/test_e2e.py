@@ -80,14 +80,15 @@ def test_without_the_resident_process_the_hook_answers_itself(metacog_claude: Cl
 
 def test_a_batch_of_calls_at_once_is_heard(metacog_claude: ClaudeHarness):
     """Four failing calls in one turn, three times: their hooks overlap (the resident process
-    takes them one by one, or a caller runs the hook itself); each batch is one attempt, and
-    the loop is heard after the third."""
+    takes them one by one, or a caller runs the hook itself) and the loop is heard. A batch
+    is one attempt where Claude Code wrote its response before the hooks ran, several where
+    it had not (tests/test_nociception.py pins both)."""
     batch = [bash(FAILING_COMMAND, "Check the import") for _ in range(4)]
     result = metacog_claude.run([batch, batch, batch, "I give up."], prompt="Make the import check pass.")
     assert result.returncode == 0 and not result.timed_out, result.describe()
     assert len(result.requests) == 4, result.describe()
     assert len([b for b in tool_results(result.requests[-1]) if b.get("is_error") is True]) == 12, result.describe()
-    assert result.first_request_mentioning("metacog") == 3, result.describe()
+    assert result.first_request_mentioning("metacog") in (1, 2, 3), result.describe()
     assert "Traceback" not in metacog_claude.hook_stderr(), metacog_claude.hook_stderr()
 
 
