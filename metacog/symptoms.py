@@ -32,6 +32,9 @@ _PLACED = re.compile(r"^\s*\S*\.\w+:\d+(?::\d+)?(?::|\s+-)\s*\S")
 _WORDS = re.compile(r"error|exception|fail|fatal|panic|denied|not found|no such|cannot|can't|couldn't|"
                     r"undefined|invalid|unknown|missing|refused|forbidden|unauthori[sz]ed|timed? ?out|"
                     r"not (?:defined|allowed|permitted|a |an )|(?:http|status|code)[ /:]*[45]\d\d\b", re.I)
+_LOG = re.compile(r"(?:time=\S+ |\[?\d{4}-\d\d-\d\d[T ][\d:.,]+\S*\]? |\d\d:\d\d:\d\d\S* )?(?:level=\w+|\[?(?:ERROR|WARN|INFO|DEBUG)\]?) ")
+# A path's words are not the line's: `ok  example.com/internal/errors (cached)` says nothing failed.
+_PATHS = re.compile(r"\S*/\S*")
 # Lines that are the same whatever failed: banners, summaries, exit statuses, log pointers.
 _BANNER = re.compile(
     r"^(?:exit (?:code|status) \d+|error:? exit status \d+|process exited with code \d+"
@@ -45,6 +48,7 @@ _BANNER = re.compile(
     # One run then anything then the same character: `=.*=`, linear where `=+.*=+` is cubic.
     r"|=.*=|-.*-|_.*_|!.*!|# \S+.*|traceback \(most recent call last\):"
     r"|collected \d+ items?.*|platform \S+ -- python.*|rootdir: .*|cachedir: .*|plugins: .*"
+    r"|ok\s+\S+.*|(?:--- )?pass\b.*"  # a package or test that passed (go test)
     r"|during handling of the above exception.*|the above exception was the direct cause.*"
     r"|.* failed with exit code \d+|the following .* failed.*|(?:level=)?warn(?:ing)?\b.*|\(!\).*|note:.*|hint:.*|help:.*|see .* for (?:more|details).*"
     r"|\* \w+: \d+|\d+ issues?:|run '.*' (?:for|to see).*)$", re.I)
@@ -74,7 +78,7 @@ def problems(error: str) -> list[list]:
     if len(error) > SCAN_CAP:
         error = error[:SCAN_CAP // 2] + "\n" + error[-SCAN_CAP // 2:]
     error = error.replace("<tool_use_error>", "").replace("</tool_use_error>", "")
-    tests, placed, flagged = [], [], []
+    tests, placed, flagged, logged = [], [], [], []
     frame = ""
     for line in error.splitlines():
         line = line[:LINE_CAP]  # nothing past it is used, and no pattern sees more
@@ -89,11 +93,13 @@ def problems(error: str) -> list[list]:
             continue
         elif _PLACED.match(bare):
             placed.append(bare)
-        elif line[:1] not in (" ", "\t") and (line.startswith("E   ") or _WORDS.search(bare, 0, WORD_REACH)):
-            flagged.append(bare + frame)  # a traceback's exception, at its innermost frame
+        elif line[:1] not in (" ", "\t") and (line.startswith("E   ") or _WORDS.search(_PATHS.sub(" ", bare[:WORD_REACH]))):
+            # A log record (`time=… level=ERROR msg=…`) is what the program under test said,
+            # often on purpose: a problem only when nothing else names one.
+            (logged if _LOG.match(bare) else flagged).append(bare + frame)  # an exception, at its innermost frame
             frame = ""
     out: dict[str, list] = {}
-    for bare in tests or flagged + placed:  # a tool that did not run at all first
+    for bare in tests or flagged + placed or logged:  # a tool that did not run at all first
         said = clean(bare[:PROBLEM_CAP * 4])
         sort = said[:PROBLEM_CAP] if bare.startswith("test ") else kind(said)[:PROBLEM_CAP].strip(" -:@")
         if sort in out:

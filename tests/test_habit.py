@@ -299,3 +299,16 @@ def test_damaged_sense_memory_does_not_stop_the_session_sensing(isolated_home) -
 def test_a_nul_in_the_error_is_still_that_error() -> None:
     errors = [f"Exit code 1\nUnicodeDecodeError: byte 0x00\x00 in {name}.bin" for name in ("a", "b", "c")]
     assert said([failed("python load.py", e) for e in errors]) == ["", "", ""]  # three different errors
+
+
+def test_passing_packages_and_log_records_in_a_test_run_are_not_problems() -> None:
+    # go test prints `ok  pkg/internal/errors (cached)` for every package that passed, and
+    # the code under test logs `level=ERROR` on purpose; the failing test changes each run.
+    out = []
+    for n, test in enumerate(("TestAlert", "TestRoute", "TestSend")):
+        error = ("Exit code 1\nok  \tgithub.com/o/templar/internal/errors\t(cached)\n"
+                 'time=2026-01-01T10:00:00Z level=ERROR source=:0 msg="Alert triggered" component=monitor\n'
+                 f"--- FAIL: {test} (0.00s)\n    alert_test.go:{20 + n}: want {n}, got {n + 1}\n"
+                 "FAIL\tgithub.com/o/templar/internal/monitoring\t0.02s")
+        out += said([failed("go test ./...", error), edit(f"/home/dev/project/internal/monitoring/f{n}.go", n)])
+    assert out == [""] * 6
