@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -20,19 +21,26 @@ from metacog import fsutil, learning
 from metacog.learning import store
 
 
+@contextmanager
+def tmpfs(where: Path, options: str) -> Iterator[Path]:
+    """A tmpfs mounted at `where` for the block (the test is skipped where mounting is refused)."""
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)],
+                          capture_output=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs ({options}) here: {done.stderr.decode(errors='replace').strip()}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=True)
+
+
 @pytest.fixture
 def small_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     mount = tmp_path / "disk"
     mount.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mount)],
-                          capture_output=True, check=False)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode(errors='replace').strip()}")
-    try:
+    with tmpfs(mount, "size=256k"):
         monkeypatch.setenv("METACOG_HOME", str(mount / "home"))
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=True)
 
 
 def fill(mount: Path, leave: int = 0) -> None:
@@ -110,11 +118,7 @@ def test_a_read_only_project_store_still_teaches_the_index_and_is_not_retried(tm
     (root / ".git").mkdir(parents=True)
     claude = root / ".claude"
     claude.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k,ro", "tmpfs", str(claude)],
-                          capture_output=True, check=False)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a read-only tmpfs here: {done.stderr.decode(errors='replace').strip()}")
-    try:
+    with tmpfs(claude, "size=64k,ro"):
         session(str(root), "s0", T0, LOOP)  # root ignores permissions: a read-only mount it cannot
         index = json.loads(Path(scopes.index_path()).read_text())
         assert [t[0] for t in index["rules"]["error-loop"]["projects"].values()] == [1]
@@ -124,5 +128,3 @@ def test_a_read_only_project_store_still_teaches_the_index_and_is_not_retried(tm
         logged = Path(state_dir(), "metacog.log").read_text().count("not written")
         learning.on_session_start(str(root), "s1", state_dir(), cfg(), T0 + 86400)
         assert Path(state_dir(), "metacog.log").read_text().count("not written") == logged  # not retried
-    finally:
-        subprocess.run(["umount", "-l", str(claude)], check=True)
