@@ -6,6 +6,7 @@ from metacog import action as actions
 from metacog import config, fsutil, learning, nervous, paths, state, summary, transcript
 from metacog.event import Event
 from metacog.senses import o2
+from metacog.senses.signal import number, peek
 
 TASK_NOTIFICATION = "<task-notification>"  # a finished background agent, not the person
 PENDING_CAP = 3  # notes waiting for the main agent's next call
@@ -166,11 +167,10 @@ def on_subagent_stop(event: Event, state_dir: str, now: float) -> dict | None:
         win = st["windows"].get(f"agent:{agent}")
         if not isinstance(win, dict):
             return None
-        noci = (win.get("senses") or {}).get("nociception") or {}
-        vest = (win.get("senses") or {}).get("vestibular") or {}
+        noci, vest = peek(win, "nociception"), peek(win, "vestibular")
         kind = event.agent_type or "subagent"
-        if noci.get("level", 0) >= 1:
-            _queue(st, f"the {kind} subagent that just finished hit the same error {noci.get('count', 0)} times "
+        if number(noci.get("level")) >= 1:
+            _queue(st, f"the {kind} subagent that just finished hit the same error {number(noci.get('count'))} times "
                        "in a row; check its result before relying on it.")
         elif vest.get("quiet_until"):
             _queue(st, f"the {kind} subagent that just finished went in circles (repeated the same steps); "

@@ -59,14 +59,15 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
         seen[1] = seen[0]
         mem["quiet_until"] = calls + cfg["cooldown_calls"]
         return Signal(NAME, text)
-    if repeat >= cfg["same_action"] and action.get("ok", True) and not mem.get("asked_repeat"):
+    asked = bool(mem.get("asked_repeat"))  # the person asked for repetition: none of it is circling
+    if repeat >= cfg["same_action"] and action.get("ok", True) and not asked:
         if repeat % cfg["same_action"] == 0:
             mem["quiet_until"] = calls + cfg["cooldown_calls"]
             return Signal(NAME, f"{action['tool']} `{short(action['target'])}` {repeat} times in a row with the "
                           "same result. What do you expect to be different next time?")
         return None
     again = _again(actions)
-    if again and action.get("ok", True) and not mem.get("asked_repeat"):
+    if again and action.get("ok", True) and not asked:
         key = f"{action['tool']} {action['target']}"[:200]
         said = mem.setdefault("again_said", [])
         if key not in said:
@@ -76,7 +77,7 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
             return Signal(NAME, f"{action['tool']} `{short(action['target'])}` {again} times in the last "
                           f"{AGAIN_SPAN} calls with the same result and nothing edited between. What do you "
                           "expect it to show next time?")
-    cycle = _cycle(actions, cfg["cycle_repeats"]) if not mem.get("asked_repeat") else None
+    cycle = _cycle(actions, cfg["cycle_repeats"]) if not asked else None
     if cycle:
         mem["quiet_until"] = calls + cfg["cooldown_calls"]
         steps = " → ".join(f"{tool} `{short(target, 40)}`" for tool, target, _ in cycle)
