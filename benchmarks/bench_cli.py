@@ -34,11 +34,20 @@ def script() -> list:
     turns = []
     for i in range(CALLS):
         if i % 3 == 0:
-            turns.append([{"name": "Bash", "input": {"command": f"echo step {i}", "description": "echo"}}])
+            turns.append(
+                [{"name": "Bash", "input": {"command": f"echo step {i}", "description": "echo"}}]
+            )
         elif i % 3 == 1:
             turns.append([{"name": "Read", "input": {"file_path": "README.txt"}}])
         else:
-            turns.append([{"name": "Bash", "input": {"command": f"ls -a && echo {i}", "description": "list"}}])
+            turns.append(
+                [
+                    {
+                        "name": "Bash",
+                        "input": {"command": f"ls -a && echo {i}", "description": "list"},
+                    }
+                ]
+            )
     return [*turns, "Done."]
 
 
@@ -50,7 +59,9 @@ def plain_plugin(folder: Path, command: str) -> Path:
             for hook in group["hooks"]:
                 hook["command"] = command
     (folder / ".claude-plugin").mkdir(parents=True)
-    (folder / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": folder.name, "version": "0.0.1"}))
+    (folder / ".claude-plugin" / "plugin.json").write_text(
+        json.dumps({"name": folder.name, "version": "0.0.1"})
+    )
     (folder / "hooks").mkdir()
     (folder / "hooks" / "hooks.json").write_text(json.dumps({"hooks": hooks}))
     return folder
@@ -65,13 +76,21 @@ def main(argv: list[str]) -> int:
     work = Path(tempfile.mkdtemp(prefix="bench-cli-"))
     try:
         prepared = work / "prepared"
-        subprocess.run([sys.executable, str(ROOT / "hooks" / "bootstrap.py"), str(prepared), plugin_version()],
-                       check=True)
+        subprocess.run(
+            [sys.executable, str(ROOT / "hooks" / "bootstrap.py"), str(prepared), plugin_version()],
+            check=True,
+        )
         python = prepared / "runtime" / plugin_version() / "bin" / "python"
         plain = plain_plugin(work / "truehooks", "true")
         # The floor of any Python hook: the runtime's interpreter starting and doing nothing.
         bare = plain_plugin(work / "barepython", f'"{python}" -I -c pass')
-        runs: dict[str, list[float]] = {"none": [], "true": [], "python": [], "metacog": [], "direct": []}
+        runs: dict[str, list[float]] = {
+            "none": [],
+            "true": [],
+            "python": [],
+            "metacog": [],
+            "direct": [],
+        }
         folders = {"none": None, "true": plain, "python": bare, "metacog": ROOT, "direct": ROOT}
         for _ in range(sessions):
             for name, durations in runs.items():
@@ -87,13 +106,25 @@ def main(argv: list[str]) -> int:
         print(f"{sessions} sessions each, {CALLS} tool calls per session (interleaved medians)")
         for name, value in med.items():
             print(f"{name:8s} session {value:6.2f} s")
-        print(f"CLI's own hook cost ('true' - none):     {(med['true'] - med['none']) / CALLS * 1000:6.1f} ms per call")
-        print(f"metacog's added cost (metacog - 'true'): {(med['metacog'] - med['true']) / CALLS * 1000:6.1f} ms per call")
-        print(f"a bare Python start ('python' - 'true'): {(med['python'] - med['true']) / CALLS * 1000:6.1f} ms per call")
-        print(f"metacog over a bare Python start:        {(med['metacog'] - med['python']) / CALLS * 1000:6.1f} ms per call")
-        print(f"metacog against no plugin:               {(med['metacog'] - med['none']) / CALLS * 1000:6.1f} ms per call")
-        print(f"metacog without its resident process:    {(med['direct'] - med['true']) / CALLS * 1000:6.1f} ms per call"
-              " over 'true' (METACOG_RESIDENT=0, or no Perl)")
+        print(
+            f"CLI's own hook cost ('true' - none):     {(med['true'] - med['none']) / CALLS * 1000:6.1f} ms per call"
+        )
+        print(
+            f"metacog's added cost (metacog - 'true'): {(med['metacog'] - med['true']) / CALLS * 1000:6.1f} ms per call"
+        )
+        print(
+            f"a bare Python start ('python' - 'true'): {(med['python'] - med['true']) / CALLS * 1000:6.1f} ms per call"
+        )
+        print(
+            f"metacog over a bare Python start:        {(med['metacog'] - med['python']) / CALLS * 1000:6.1f} ms per call"
+        )
+        print(
+            f"metacog against no plugin:               {(med['metacog'] - med['none']) / CALLS * 1000:6.1f} ms per call"
+        )
+        print(
+            f"metacog without its resident process:    {(med['direct'] - med['true']) / CALLS * 1000:6.1f} ms per call"
+            " over 'true' (METACOG_RESIDENT=0, or no Perl)"
+        )
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

@@ -21,8 +21,13 @@ def main(argv: list[str]) -> int:
     with runtime() as (python, _data, home):
         env = {**os.environ, "METACOG_HOME": str(home)}
         for line in FIXTURE.read_text().splitlines():  # one recorded session for `status`
-            subprocess.run([str(python), "-I", "-c", "from metacog.hook import main; main()"], input=line.encode(),
-                           env=env, check=True, capture_output=True)
+            subprocess.run(
+                [str(python), "-I", "-c", "from metacog.hook import main; main()"],
+                input=line.encode(),
+                env=env,
+                check=True,
+                capture_output=True,
+            )
         cli = [str(python), "-I", "-m", "metacog"]
         cases = {
             "bare": ([str(python), "-c", "pass"], b""),

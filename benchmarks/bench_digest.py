@@ -37,19 +37,30 @@ def fill(path: str, count: int, rules: list[str], now: float) -> None:
     kinds = ("detection", "suppression", "suppression")
     with open(path, "w") as fh:
         for i in range(count):
-            rec = {"v": 1, "type": kinds[i % 3], "rule": rules[i % len(rules)],
-                   "at": round(now - (i % 300) * DAY / 3, 3), "session": f"{i:016x}"}
+            rec = {
+                "v": 1,
+                "type": kinds[i % 3],
+                "rule": rules[i % len(rules)],
+                "at": round(now - (i % 300) * DAY / 3, 3),
+                "session": f"{i:016x}",
+            }
             fh.write(json.dumps(rec) + "\n")
 
 
 def one_process(home: str, root: str, sid: str, now: float) -> float:
-    code = ("import sys; sys.path.insert(0, sys.argv[1]);"
-            "from metacog import config, learning, paths;"
-            "sd = paths.state_dir(); cfg = config.load(paths.config_dir(), sd, sys.argv[2]);"
-            "learning.digest_once(sys.argv[2], sys.argv[3], sd, cfg, float(sys.argv[4]))")
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]);"
+        "from metacog import config, learning, paths;"
+        "sd = paths.state_dir(); cfg = config.load(paths.config_dir(), sd, sys.argv[2]);"
+        "learning.digest_once(sys.argv[2], sys.argv[3], sd, cfg, float(sys.argv[4]))"
+    )
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-I", "-c", code, ROOT, root, sid, str(now)], check=True,
-                   capture_output=True, env={**os.environ, "METACOG_HOME": home})
+    subprocess.run(
+        [sys.executable, "-I", "-c", code, ROOT, root, sid, str(now)],
+        check=True,
+        capture_output=True,
+        env={**os.environ, "METACOG_HOME": home},
+    )
     return time.perf_counter() - start
 
 
@@ -75,7 +86,9 @@ def main() -> int:
         rules = sorted(detectors.RULES)
         fill(store.project_path(roots["big"]), RECORDS * 6 // 10, rules, now)
         fill(store.global_path(), RECORDS * 4 // 10, rules[::-1], now)
-        size = os.path.getsize(store.project_path(roots["big"])) + os.path.getsize(store.global_path())
+        size = os.path.getsize(store.project_path(roots["big"])) + os.path.getsize(
+            store.global_path()
+        )
         print(f"stores: {RECORDS:,} records, {size / 1e6:.1f} MB")
         cfg = config.DEFAULTS
 
@@ -85,9 +98,11 @@ def main() -> int:
 
         start = time.perf_counter()
         text = call("big", "warm")
-        print(f"compile after a change (once per change, not per prompt): "
-              f"{1000 * (time.perf_counter() - start):.0f} ms; "
-              f"digest {len(text)} chars, {text.count(chr(10)) + 1} lines")
+        print(
+            f"compile after a change (once per change, not per prompt): "
+            f"{1000 * (time.perf_counter() - start):.0f} ms; "
+            f"digest {len(text)} chars, {text.count(chr(10)) + 1} lines"
+        )
         call("empty", "warm")
 
         timings: dict[str, list[float]] = {"empty": [], "big": [], "later prompt": []}
@@ -104,7 +119,9 @@ def main() -> int:
             timings["later prompt"].append(clock() - t)
         medians = {name: statistics.median(values) * 1e6 for name, values in timings.items()}
         for name, value in medians.items():
-            print(f"digest_once, {name:>12}: median {value:7.1f} µs over {args.runs} interleaved runs")
+            print(
+                f"digest_once, {name:>12}: median {value:7.1f} µs over {args.runs} interleaved runs"
+            )
         ratio = medians["big"] / medians["empty"]
         print(f"ratio 100k / empty: {ratio:.2f}x (budget 2x)")
 
@@ -114,8 +131,10 @@ def main() -> int:
                 for name, values in per.items():
                     values.append(one_process(homes[name], roots[name], f"p{i}", now))
             pm = {name: statistics.median(v) * 1000 for name, v in per.items()}
-            print(f"whole process (interpreter, imports, digest_once), {args.process_runs} runs each: "
-                  f"empty {pm['empty']:.1f} ms, 100k {pm['big']:.1f} ms, ratio {pm['big'] / pm['empty']:.2f}x")
+            print(
+                f"whole process (interpreter, imports, digest_once), {args.process_runs} runs each: "
+                f"empty {pm['empty']:.1f} ms, 100k {pm['big']:.1f} ms, ratio {pm['big'] / pm['empty']:.2f}x"
+            )
         return 0 if ratio <= 2.0 else 1
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

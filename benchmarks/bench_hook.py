@@ -32,9 +32,13 @@ from common import FIXTURE, ROOT, VERSION, interleaved, report, runtime
 
 def peak_rss_mb(cmd: list[str], payload: bytes, env: dict) -> float:
     # Measured in a child of its own, so that only the hook's process counts.
-    code = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], input=sys.stdin.buffer.read(), "
-            "stdout=subprocess.DEVNULL); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
-    out = subprocess.run([sys.executable, "-c", code, *cmd], input=payload, capture_output=True, env=env, check=True)
+    code = (
+        "import resource, subprocess, sys; subprocess.run(sys.argv[1:], input=sys.stdin.buffer.read(), "
+        "stdout=subprocess.DEVNULL); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, *cmd], input=payload, capture_output=True, env=env, check=True
+    )
     return int(out.stdout.decode().split()[-1]) / 1024  # Linux reports KiB
 
 
@@ -58,27 +62,42 @@ def resident_rss_mb(folder: Path) -> str:
 def main(argv: list[str]) -> int:
     runs = int(argv[argv.index("--runs") + 1]) if "--runs" in argv else 60
     payloads = [json.loads(line) for line in FIXTURE.read_text().splitlines()]
-    tool = next(p for p in payloads if p["hook_event_name"] == "PostToolUse" and p["tool_name"] == "Read")
-    failure = next(p for p in payloads if p["hook_event_name"] == "PostToolUseFailure" and p["tool_name"] == "Bash")
+    tool = next(
+        p for p in payloads if p["hook_event_name"] == "PostToolUse" and p["tool_name"] == "Read"
+    )
+    failure = next(
+        p
+        for p in payloads
+        if p["hook_event_name"] == "PostToolUseFailure" and p["tool_name"] == "Bash"
+    )
     with runtime() as (python, data, home):
         env = {**os.environ, "CLAUDE_PLUGIN_DATA": str(data), "METACOG_HOME": str(home)}
         for var in ("METACOG_DISABLE", "METACOG_RESIDENT"):
             env.pop(var, None)
         hook = ["sh", str(ROOT / "hooks" / "run.sh")]
         start = next(p for p in payloads if p["hook_event_name"] == "SessionStart")
-        subprocess.run([*hook, "session-start"], input=json.dumps(start).encode(), env=env, check=True)
+        subprocess.run(
+            [*hook, "session-start"], input=json.dumps(start).encode(), env=env, check=True
+        )
         fresh = json.dumps({**tool, "session_id": "bench-fresh"}).encode()
         busy = {**tool, "session_id": "bench-busy"}
         # 10,000 calls in one session, in-process through the runtime (same code, faster to set up).
-        setup = ("import sys, json\nfrom metacog import hook, paths\np = json.loads(sys.stdin.read())\n"
-                 "for i in range(10000):\n    p['tool_input']['file_path'] = f'/w/f{i % 300}.py'\n"
-                 "    hook.handle(json.dumps(p).encode(), paths.state_dir())\n")
-        subprocess.run([str(python), "-c", setup], input=json.dumps(busy).encode(), env=env, check=True)
+        setup = (
+            "import sys, json\nfrom metacog import hook, paths\np = json.loads(sys.stdin.read())\n"
+            "for i in range(10000):\n    p['tool_input']['file_path'] = f'/w/f{i % 300}.py'\n"
+            "    hook.handle(json.dumps(p).encode(), paths.state_dir())\n"
+        )
+        subprocess.run(
+            [str(python), "-c", setup], input=json.dumps(busy).encode(), env=env, check=True
+        )
         busy_raw = json.dumps(busy).encode()
         fail_raw = json.dumps({**failure, "session_id": "bench-fail"}).encode()
         resident = data / "runtime" / VERSION / "resident"
         if not wait_for_socket(resident / "hook.sock"):
-            print("the resident process did not start: 'hook' below is the direct path", file=sys.stderr)
+            print(
+                "the resident process did not start: 'hook' below is the direct path",
+                file=sys.stderr,
+            )
         cases = {
             "bare": ([str(python), "-c", "pass"], b""),
             "hook": (hook, fresh),
@@ -89,10 +108,16 @@ def main(argv: list[str]) -> int:
         samples = interleaved(cases, runs, env)
         print(f"runs per case: {runs} (interleaved), python: {python}")
         report(samples)
-        print(f"hook-10k / hook: {statistics.median(samples['hook-10k']) / statistics.median(samples['hook']):.2f}")
-        print(f"peak memory of one direct hook process: "
-              f"{peak_rss_mb(hook, fresh, {**env, 'METACOG_RESIDENT': '0'}):.1f} MB")
-        print(f"peak memory of the resident process after {len(cases) * (runs + 3)} calls: {resident_rss_mb(resident)}")
+        print(
+            f"hook-10k / hook: {statistics.median(samples['hook-10k']) / statistics.median(samples['hook']):.2f}"
+        )
+        print(
+            f"peak memory of one direct hook process: "
+            f"{peak_rss_mb(hook, fresh, {**env, 'METACOG_RESIDENT': '0'}):.1f} MB"
+        )
+        print(
+            f"peak memory of the resident process after {len(cases) * (runs + 3)} calls: {resident_rss_mb(resident)}"
+        )
         state = home / "state" / "sessions" / "bench-busy.json"
         print(f"session state after 10,000 calls: {state.stat().st_size / 1024:.1f} KiB")
     return 0

@@ -26,8 +26,12 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SAMPLE = [json.loads(line) for line in
-          (ROOT / "tests" / "fixtures" / "transcript-sample-2.1.328.jsonl").read_text().splitlines()]
+SAMPLE = [
+    json.loads(line)
+    for line in (ROOT / "tests" / "fixtures" / "transcript-sample-2.1.328.jsonl")
+    .read_text()
+    .splitlines()
+]
 CALLS = 60  # per session: the shared real transcripts average 58
 OUTPUT_BYTES = 3500  # per passing call's result at scale 1 (it is in the line twice: content and toolUseResult)
 
@@ -37,15 +41,35 @@ def _first(kind: str, pred) -> dict:
 
 
 PROMPT = _first("user", lambda e: isinstance(e["message"]["content"], str))
-FAIL_CALL = _first("assistant", lambda e: e["message"]["content"][0].get("input", {}).get("command")
-                   == "python3 -c 'print(1/0)'")
-FAIL_RESULT = _first("user", lambda e: isinstance(e["message"]["content"], list)
-                     and e["message"]["content"][0].get("tool_use_id") == FAIL_CALL["message"]["content"][0]["id"])
-OK_RESULT = _first("user", lambda e: isinstance(e["message"]["content"], list)
-                   and e["message"]["content"][0].get("is_error") is False
-                   and isinstance(e.get("toolUseResult"), dict) and "stdout" in e["toolUseResult"])
-OK_CALL = _first("assistant", lambda e: e["message"]["content"][0].get("id")
-                 == OK_RESULT["message"]["content"][0]["tool_use_id"])
+FAIL_CALL = _first(
+    "assistant",
+    lambda e: (
+        e["message"]["content"][0].get("input", {}).get("command") == "python3 -c 'print(1/0)'"
+    ),
+)
+FAIL_RESULT = _first(
+    "user",
+    lambda e: (
+        isinstance(e["message"]["content"], list)
+        and e["message"]["content"][0].get("tool_use_id")
+        == FAIL_CALL["message"]["content"][0]["id"]
+    ),
+)
+OK_RESULT = _first(
+    "user",
+    lambda e: (
+        isinstance(e["message"]["content"], list)
+        and e["message"]["content"][0].get("is_error") is False
+        and isinstance(e.get("toolUseResult"), dict)
+        and "stdout" in e["toolUseResult"]
+    ),
+)
+OK_CALL = _first(
+    "assistant",
+    lambda e: (
+        e["message"]["content"][0].get("id") == OK_RESULT["message"]["content"][0]["tool_use_id"]
+    ),
+)
 
 
 def session_lines(n: int, scale: float) -> list[str]:
@@ -60,16 +84,26 @@ def session_lines(n: int, scale: float) -> list[str]:
         failing = loop_from <= i < loop_from + 6
         call, result = copy.deepcopy([FAIL_CALL, FAIL_RESULT] if failing else [OK_CALL, OK_RESULT])
         tool_id = f"toolu_g{n}_{i}"
-        call["message"]["content"][0]["id"] = result["message"]["content"][0]["tool_use_id"] = tool_id
+        call["message"]["content"][0]["id"] = result["message"]["content"][0]["tool_use_id"] = (
+            tool_id
+        )
         call["message"]["id"] = f"msg_g{n}_{i}"
-        call["message"]["usage"] = {"input_tokens": 50, "cache_read_input_tokens": 20_000 + 300 * i,
-                                    "cache_creation_input_tokens": 400, "output_tokens": 120}
+        call["message"]["usage"] = {
+            "input_tokens": 50,
+            "cache_read_input_tokens": 20_000 + 300 * i,
+            "cache_creation_input_tokens": 400,
+            "output_tokens": 120,
+        }
         if not failing:
             call["message"]["content"][0]["input"]["command"] = f"cat src/module_{i % 17}.py"
             result["toolUseResult"] = {**result["toolUseResult"], "stdout": f"{i}:{out}"}
             result["message"]["content"][0]["content"] = f"{i}:{out}"
         for entry in (call, result):
-            entry["timestamp"], entry["cwd"], entry["sessionId"] = stamp(20 * i + 5), cwd, f"gen-{n}"
+            entry["timestamp"], entry["cwd"], entry["sessionId"] = (
+                stamp(20 * i + 5),
+                cwd,
+                f"gen-{n}",
+            )
         lines += [call, result]
     return [json.dumps(e, separators=(",", ":")) for e in lines]
 
@@ -109,21 +143,33 @@ def run(argv: list[str], env: dict) -> tuple[float, int, int, bytes]:
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
-        return elapsed, usage.ru_maxrss, proc.returncode, out.read() + err.read()[-500:] * (proc.returncode != 0)
+        return (
+            elapsed,
+            usage.ru_maxrss,
+            proc.returncode,
+            out.read() + err.read()[-500:] * (proc.returncode != 0),
+        )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=2000)
-    parser.add_argument("--scale", type=float, default=1.0, help="output size per call, 1.0 = about 500 KB a session")
+    parser.add_argument(
+        "--scale",
+        type=float,
+        default=1.0,
+        help="output size per call, 1.0 = about 500 KB a session",
+    )
     parser.add_argument("--keep", help="generate into this folder and keep it")
     args = parser.parse_args()
     where = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="metacog-bench-report-"))
     needed = int(args.sessions * CALLS * (OUTPUT_BYTES * args.scale + 3000) * 1.3)
     free = shutil.disk_usage(where).free
     if free < 3 * needed:
-        print(f"not enough free space in {where}: {free >> 20} MB free, about {needed >> 20} MB needed (x3 margin)",
-              file=sys.stderr)
+        print(
+            f"not enough free space in {where}: {free >> 20} MB free, about {needed >> 20} MB needed (x3 margin)",
+            file=sys.stderr,
+        )
         return 1
     home = Path(tempfile.mkdtemp(prefix="metacog-bench-home-"))
     env = {**os.environ, "METACOG_HOME": str(home), "HOME": str(home)}
@@ -131,19 +177,30 @@ def main() -> int:
         where.mkdir(parents=True, exist_ok=True)
         started = time.perf_counter()
         size = generate(where, args.sessions, args.scale)
-        print(f"generated {args.sessions:,} sessions, {size / 1e6:,.0f} MB in {time.perf_counter() - started:.1f} s")
+        print(
+            f"generated {args.sessions:,} sessions, {size / 1e6:,.0f} MB in {time.perf_counter() - started:.1f} s"
+        )
         base_s, base_kib, _, lines = run([sys.executable, "-c", BASELINE, str(where)], env)
-        print(f"baseline (stream every line through json.loads): {base_s:.1f} s, peak {base_kib / 1024:.0f} MB, "
-              f"{int(lines):,} lines")
-        report_s, report_kib, code, out = run([sys.executable, "-m", "metacog", "report", str(where), "--json"], env)
+        print(
+            f"baseline (stream every line through json.loads): {base_s:.1f} s, peak {base_kib / 1024:.0f} MB, "
+            f"{int(lines):,} lines"
+        )
+        report_s, report_kib, code, out = run(
+            [sys.executable, "-m", "metacog", "report", str(where), "--json"], env
+        )
         if code != 0:
-            print(f"metacog report exited {code}: {out.decode(errors='replace')[-800:]}", file=sys.stderr)
+            print(
+                f"metacog report exited {code}: {out.decode(errors='replace')[-800:]}",
+                file=sys.stderr,
+            )
             return 1
         totals = json.loads(out)["totals"]
-        print(f"metacog report --json: {report_s:.1f} s ({report_s / base_s:.1f}x the baseline, "
-              f"{size / 1e6 / report_s:.1f} MB/s, {totals['calls'] / report_s:,.0f} calls/s), "
-              f"peak {report_kib / 1024:.0f} MB; {totals['sessions']:,} sessions, {totals['calls']:,} calls, "
-              f"{totals['episodes']:,} loops")
+        print(
+            f"metacog report --json: {report_s:.1f} s ({report_s / base_s:.1f}x the baseline, "
+            f"{size / 1e6 / report_s:.1f} MB/s, {totals['calls'] / report_s:,.0f} calls/s), "
+            f"peak {report_kib / 1024:.0f} MB; {totals['sessions']:,} sessions, {totals['calls']:,} calls, "
+            f"{totals['episodes']:,} loops"
+        )
     finally:
         shutil.rmtree(home, ignore_errors=True)
         if not args.keep:

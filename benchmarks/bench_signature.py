@@ -40,12 +40,18 @@ def error_texts(folder: Path) -> list[str]:
     out = []
     for path in sorted(folder.glob("*.jsonl")):
         with open(path, encoding="utf-8", errors="replace") as fh:
-            out += [p["error"] for _, p in events(fh) if p.get("hook_event_name") == "PostToolUseFailure"]
+            out += [
+                p["error"]
+                for _, p in events(fh)
+                if p.get("hook_event_name") == "PostToolUseFailure"
+            ]
     return out
 
 
 def git(*args: str) -> str:
-    return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=True).stdout
+    return subprocess.run(
+        ["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=True
+    ).stdout
 
 
 def old_revision() -> str:
@@ -77,7 +83,10 @@ def per_call(fns: dict[str, object], inputs: list[str], rounds: int) -> dict[str
 def processes(sources: dict[str, str], text: str, runs: int) -> dict[str, float]:
     """Median wall time of a fresh interpreter: bare, and importing each source and making one signature."""
     with tempfile.TemporaryDirectory(prefix="bench-signature-") as folder:
-        cmds = {"bare": [sys.executable, "-I", "-S", "-c", "pass"], "re": [sys.executable, "-I", "-S", "-c", "import re"]}
+        cmds = {
+            "bare": [sys.executable, "-I", "-S", "-c", "pass"],
+            "re": [sys.executable, "-I", "-S", "-c", "import re"],
+        }
         for name, source in sources.items():
             Path(folder, f"sig_{name}.py").write_text(source)
             code = f"import sys; sys.path.insert(0, {folder!r}); import sig_{name}; sig_{name}.signature(sys.argv[1])"
@@ -108,16 +117,22 @@ def main() -> int:
     old_text = git("show", f"{rev}:{MODULE}")
     old = load(old_text, "signature_old")
     sizes = sorted(len(t) for t in texts)
-    print(f"{len(texts)} error texts from {args.transcripts} (median {sizes[len(sizes) // 2]} characters, "
-          f"largest {sizes[-1]}); old = {rev}:{MODULE}")
+    print(
+        f"{len(texts)} error texts from {args.transcripts} (median {sizes[len(sizes) // 2]} characters, "
+        f"largest {sizes[-1]}); old = {rev}:{MODULE}"
+    )
 
     times = per_call({"old": old.signature, "new": new.signature}, texts, args.rounds)
-    print(f"signature() per call: old {times['old'] * 1e6:.1f} us, new {times['new'] * 1e6:.1f} us, "
-          f"new/old {times['new'] / times['old']:.2f}x (median of {args.rounds} rounds)")
+    print(
+        f"signature() per call: old {times['old'] * 1e6:.1f} us, new {times['new'] * 1e6:.1f} us, "
+        f"new/old {times['new'] / times['old']:.2f}x (median of {args.rounds} rounds)"
+    )
     sigs = [new.signature(t) for t in texts]
     times = per_call({"old": old.kind, "new": new.kind}, sigs, args.rounds)
-    print(f"kind(signature) per call: old {times['old'] * 1e6:.1f} us, new {times['new'] * 1e6:.1f} us, "
-          f"new/old {times['new'] / times['old']:.2f}x")
+    print(
+        f"kind(signature) per call: old {times['old'] * 1e6:.1f} us, new {times['new'] * 1e6:.1f} us, "
+        f"new/old {times['new'] / times['old']:.2f}x"
+    )
 
     differ = [t for t in texts if old.signature(t) != new.signature(t)]
     kinds = sum(old.kind(s) != new.kind(s) for s in sigs)
@@ -127,11 +142,15 @@ def main() -> int:
 
     if args.process_runs:
         sample = next(t for t in texts if "\0" not in t)  # an argv cannot hold a NUL
-        walls = processes({"old": old_text, "new": (ROOT / MODULE).read_text()}, sample, args.process_runs)
+        walls = processes(
+            {"old": old_text, "new": (ROOT / MODULE).read_text()}, sample, args.process_runs
+        )
         extra = {name: (walls[name] - walls["bare"]) * 1e3 for name in ("re", "old", "new")}
-        print(f"fresh interpreter (median of {args.process_runs}): bare {walls['bare'] * 1e3:.1f} ms; over it: "
-              f"`import re` +{extra['re']:.1f} ms, old module and one signature +{extra['old']:.1f} ms, "
-              f"new +{extra['new']:.1f} ms (new/bare {walls['new'] / walls['bare']:.2f}x)")
+        print(
+            f"fresh interpreter (median of {args.process_runs}): bare {walls['bare'] * 1e3:.1f} ms; over it: "
+            f"`import re` +{extra['re']:.1f} ms, old module and one signature +{extra['old']:.1f} ms, "
+            f"new +{extra['new']:.1f} ms (new/bare {walls['new'] / walls['bare']:.2f}x)"
+        )
     return 0
 
 

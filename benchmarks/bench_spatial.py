@@ -42,22 +42,28 @@ def handler_{n}(request, limit=10):
         return {{"status": "large", "total": total}}
     return {{"status": "ok", "total": total, "name": "handler_{n}"}}
 '''
-TS_FILLER = '''
+TS_FILLER = """
 export function handler{n}(request: Request, limit = 10): Result {{
   // models, views and utils are mentioned here, not imported
   const items = Array.from({{ length: limit }}, (_, i) => i).filter((x) => x % 3);
   const total = items.reduce((a, b) => a + b, 0);
   return total > 100 ? {{ status: "large", total }} : {{ status: "ok", total }};
 }}
-'''
+"""
 
 
 def generate(root: Path, files: int, rng: random.Random) -> tuple[list[str], list[str]]:
     n_py = files * 12 // 20
     n_ts = files - n_py
-    py = [f"backend/pkg{p}/sub{s}/mod{m}.py" for p in range(30) for s in range(20) for m in range(20)][:n_py]
-    ts = [f"web/src/feature{f}/comp{c}/{'index' if k == 0 else f'file{k}'}.ts"
-          for f in range(40) for c in range(10) for k in range(20)][:n_ts]
+    py = [
+        f"backend/pkg{p}/sub{s}/mod{m}.py" for p in range(30) for s in range(20) for m in range(20)
+    ][:n_py]
+    ts = [
+        f"web/src/feature{f}/comp{c}/{'index' if k == 0 else f'file{k}'}.ts"
+        for f in range(40)
+        for c in range(10)
+        for k in range(20)
+    ][:n_ts]
     py_hubs, ts_hubs = rng.sample(py, 200), rng.sample(ts, 200)
     weights = [1 / rank for rank in range(1, 201)]  # Zipf: the top hub gets ~17% of hub imports
 
@@ -88,7 +94,7 @@ def generate(root: Path, files: int, rng: random.Random) -> tuple[list[str], lis
                 target = pick(py, py_hubs, near)
                 if target == rel:
                     continue
-                module = target[len("backend/"):-3].replace("/", ".")
+                module = target[len("backend/") : -3].replace("/", ".")
                 form = rng.random()
                 if form < 0.4:
                     lines.append(f"from {module} import handler_1, handler_2")
@@ -106,7 +112,7 @@ def generate(root: Path, files: int, rng: random.Random) -> tuple[list[str], lis
                 spec = os.path.relpath(imports.jnorm(target), folder)
                 spec = spec if spec.startswith(".") else "./" + spec
                 if rng.random() < 0.3:
-                    spec = "@/" + imports.jnorm(target)[len("web/src/"):]
+                    spec = "@/" + imports.jnorm(target)[len("web/src/") :]
                 lines.append(f"import {{ handler1 }} from '{spec}';")
         lines.insert(0, "import os" if rel.endswith(".py") else "import React from 'react';")
         body = "".join((FILLER if rel.endswith(".py") else TS_FILLER).format(n=i) for i in range(8))
@@ -146,7 +152,11 @@ def main(argv: list[str]) -> int:
         subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
         (repo / ".gitignore").write_text("node_modules/\n*.log\n")
         subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
-        subprocess.run(["git", "-c", "user.email=b@b", "-c", "user.name=b", "commit", "-qm", "gen"], cwd=repo, check=True)
+        subprocess.run(
+            ["git", "-c", "user.email=b@b", "-c", "user.name=b", "commit", "-qm", "gen"],
+            cwd=repo,
+            check=True,
+        )
     sources = sum(1 for _ in repo.rglob("*.py")) + sum(1 for _ in repo.rglob("*.ts"))
     print(f"generated {sources} source files in {time.perf_counter() - t0:.1f} s: {repo}")
     time.sleep(2.1)  # past the racy window of the files just written, as in a repository at rest
@@ -161,7 +171,9 @@ def main(argv: list[str]) -> int:
 
     imports.Index._sweep = watched  # type: ignore[method-assign]
     cfg = config.DEFAULTS
-    ctx = SimpleNamespace(cfg=cfg, root=str(repo), state_dir=str(state_dir), event=SimpleNamespace(cwd=str(repo)))
+    ctx = SimpleNamespace(
+        cfg=cfg, root=str(repo), state_dir=str(state_dir), event=SimpleNamespace(cwd=str(repo))
+    )
     win: dict = {}
     targets = [rng.choice(hubs) if i % 2 else rng.choice(rels) for i in range(edits + 1)]
     times, spoke, counts = [], 0, []
@@ -169,8 +181,12 @@ def main(argv: list[str]) -> int:
         if n and n % 10 == 0:
             folder = rel.rpartition("/")[0]
             new = repo / folder / (f"added{n}.py" if rel.endswith(".py") else f"added{n}.ts")
-            module = rel[len("backend/"):-3].replace("/", ".") if rel.endswith(".py") else ""
-            new.write_text(f"from {module} import x\n" if module else f"import {{ x }} from './{Path(rel).stem}';\n")
+            module = rel[len("backend/") : -3].replace("/", ".") if rel.endswith(".py") else ""
+            new.write_text(
+                f"from {module} import x\n"
+                if module
+                else f"import {{ x }} from './{Path(rel).stem}';\n"
+            )
         edit(repo / rel, n)
         action = {"tool": "Edit", "ok": True, "path": str(repo / rel)}
         start = time.perf_counter()
@@ -179,31 +195,47 @@ def main(argv: list[str]) -> int:
         spoke += signal is not None
         counts.append((win.get("senses", {}).get("spatial", {}).get("last") or [None, None])[1])
     if "--verbose" in argv:
-        print("per edit (ms, importers or - when silent for want of time):",
-              " ".join(f"{t:.0f}/{'-' if c is None else c}" for t, c in zip(times, counts, strict=True)))
+        print(
+            "per edit (ms, importers or - when silent for want of time):",
+            " ".join(
+                f"{t:.0f}/{'-' if c is None else c}" for t, c in zip(times, counts, strict=True)
+            ),
+        )
     index_file = imports.path_for(str(state_dir), str(repo))
     first, rest = times[0], times[1:]
     print(f"index file: {os.path.getsize(index_file) / 1e6:.1f} MB")
     print(f"first edit (builds the index): {first:.0f} ms")
-    print(f"following {len(rest)} edits: p50 {statistics.median(rest):.1f} ms, p95 {percentile(rest, 0.95):.1f} ms, "
-          f"max {max(rest):.1f} ms; budget {cfg['spatial']['budget_ms']} ms")
-    print(f"answered {sum(c is not None for c in counts)}/{len(counts)} edits, spoke {spoke} times; "
-          f"importer counts seen: {sorted({c for c in counts if c is not None})[-5:]} (largest)")
+    print(
+        f"following {len(rest)} edits: p50 {statistics.median(rest):.1f} ms, p95 {percentile(rest, 0.95):.1f} ms, "
+        f"max {max(rest):.1f} ms; budget {cfg['spatial']['budget_ms']} ms"
+    )
+    print(
+        f"answered {sum(c is not None for c in counts)}/{len(counts)} edits, spoke {spoke} times; "
+        f"importer counts seen: {sorted({c for c in counts if c is not None})[-5:]} (largest)"
+    )
     full = sum(c >= 1 for c in coverage[1:])
-    print(f"file sweep: every file stat-ed on {full}/{len(coverage) - 1} following edits "
-          f"(least {min(coverage[1:]):.0%} of the directories; the rest go on from there next edit)")
+    print(
+        f"file sweep: every file stat-ed on {full}/{len(coverage) - 1} following edits "
+        f"(least {min(coverage[1:]):.0%} of the directories; the rest go on from there next edit)"
+    )
     imports.Index._sweep = sweep  # type: ignore[method-assign]
-    print(f"peak memory of this process (the index kept in memory, as a resident process keeps it): "
-          f"{peak_mb():.1f} MB")
+    print(
+        f"peak memory of this process (the index kept in memory, as a resident process keeps it): "
+        f"{peak_mb():.1f} MB"
+    )
     hook_times = hook_bench(repo, work, rels, rng, edits)
-    print(f"whole hook in-process, {len(hook_times)} edits: p50 {statistics.median(hook_times):.1f} ms, "
-          f"p95 {percentile(hook_times, 0.95):.1f} ms")
+    print(
+        f"whole hook in-process, {len(hook_times)} edits: p50 {statistics.median(hook_times):.1f} ms, "
+        f"p95 {percentile(hook_times, 0.95):.1f} ms"
+    )
     if "--keep" not in argv:
         shutil.rmtree(work, ignore_errors=True)
     return 0 if percentile(rest, 0.95) <= cfg["spatial"]["budget_ms"] else 1
 
 
-def hook_bench(repo: Path, work: Path, rels: list[str], rng: random.Random, edits: int) -> list[float]:
+def hook_bench(
+    repo: Path, work: Path, rels: list[str], rng: random.Random, edits: int
+) -> list[float]:
     """The same kind of edits through hook.handle (session state load and save included)."""
     os.environ["METACOG_HOME"] = str(work / "home")
     sys.path.insert(0, str(ROOT / "tests"))

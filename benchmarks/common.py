@@ -31,7 +31,10 @@ def runtime() -> Iterator[tuple[Path, Path, Path]]:
     home = Path(tempfile.mkdtemp(prefix="metacog-bench-home-"))
     try:
         if not (data / "runtime" / VERSION / ".ready").exists():
-            subprocess.run([sys.executable, str(ROOT / "hooks" / "bootstrap.py"), str(data), VERSION], check=True)
+            subprocess.run(
+                [sys.executable, str(ROOT / "hooks" / "bootstrap.py"), str(data), VERSION],
+                check=True,
+            )
         yield data / "runtime" / VERSION / "bin" / "python", data, home
     finally:
         shutil.rmtree(home, ignore_errors=True)
@@ -41,11 +44,20 @@ def runtime() -> Iterator[tuple[Path, Path, Path]]:
 
 def timed(cmd: list[str], payload: bytes, env: dict) -> float:
     start = time.perf_counter()
-    subprocess.run(cmd, input=payload, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False)
+    subprocess.run(
+        cmd,
+        input=payload,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        check=False,
+    )
     return time.perf_counter() - start
 
 
-def interleaved(cases: dict[str, tuple], runs: int, env: dict, warm: int = 3) -> dict[str, list[float]]:
+def interleaved(
+    cases: dict[str, tuple], runs: int, env: dict, warm: int = 3
+) -> dict[str, list[float]]:
     """Wall times of each case, one run of every case per round (noise hits all alike).
 
     A case is (command, stdin) or (command, stdin, variables that differ from `env`).

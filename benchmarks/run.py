@@ -34,7 +34,9 @@ def main(argv: list[str]) -> int:
     failed = []
     for script, full, short in SUITE:
         print(f"\n== {script} {' '.join(short if quick else full)}", flush=True)
-        done = subprocess.run([sys.executable, str(HERE / script), *(short if quick else full)], check=False)
+        done = subprocess.run(
+            [sys.executable, str(HERE / script), *(short if quick else full)], check=False
+        )
         if done.returncode:
             failed.append(script)
     if failed:

@@ -51,8 +51,11 @@ def main_thread_calls(path: Path) -> list[tuple[int, bool]]:
             content = message.get("content") if isinstance(message.get("content"), list) else []
             side = bool(entry.get("isSidechain"))
             if entry.get("type") == "assistant":
-                seen.update(str(b.get("id")) for b in content
-                            if isinstance(b, dict) and b.get("type") == "tool_use")
+                seen.update(
+                    str(b.get("id"))
+                    for b in content
+                    if isinstance(b, dict) and b.get("type") == "tool_use"
+                )
                 continue
             if entry.get("type") != "user":
                 continue
@@ -65,9 +68,16 @@ def main_thread_calls(path: Path) -> list[tuple[int, bool]]:
                     main += 1
                 text = block.get("content")
                 if isinstance(text, list):
-                    text = " ".join(b.get("text", "") for b in text if isinstance(b, dict)
-                                    and isinstance(b.get("text"), str))
-                if block.get("is_error") and isinstance(text, str) and text.lstrip().startswith(REFUSED):
+                    text = " ".join(
+                        b.get("text", "")
+                        for b in text
+                        if isinstance(b, dict) and isinstance(b.get("text"), str)
+                    )
+                if (
+                    block.get("is_error")
+                    and isinstance(text, str)
+                    and text.lstrip().startswith(REFUSED)
+                ):
                     continue  # no hook
                 out.append((main, not side))
     return out
@@ -90,7 +100,11 @@ def about_repetition(signal: dict) -> bool:
 
 
 def score(folder: Path) -> dict:
-    labels = [json.loads(line) for line in (folder / "LABELS.jsonl").read_text().splitlines() if line.strip()]
+    labels = [
+        json.loads(line)
+        for line in (folder / "LABELS.jsonl").read_text().splitlines()
+        if line.strip()
+    ]
     signals: dict[str, list[dict]] = {}
     main_calls: dict[str, int] = {}
     for name in sorted({label["file"] for label in labels}):
@@ -116,7 +130,9 @@ def score(folder: Path) -> dict:
             continue
         loud = [s for s in said if about_repetition(s)]
         if label["type"] == "stuck":
-            on_time = [s for s in loud if label["speak_at"] <= s["at"] <= label["speak_at"] + LATE_BY]
+            on_time = [
+                s for s in loud if label["speak_at"] <= s["at"] <= label["speak_at"] + LATE_BY
+            ]
             late = [s for s in loud if label["speak_at"] + LATE_BY < s["at"] <= label["end"]]
             verdict = "on_time" if on_time else "late" if late else "missed"
             stuck[verdict].append({**label, "signal": (on_time or late or [{}])[0]})
@@ -126,11 +142,19 @@ def score(folder: Path) -> dict:
             if alarms:
                 false_alarms.append({**label, "signal": alarms[0]})
     total_stuck = sum(len(v) for v in stuck.values())
-    return {"stuck": stuck, "stuck_total": total_stuck, "false_alarms": false_alarms, "progress": progress,
-            "quiet_calls": quiet_calls, "quiet_signals": quiet_signals,
-            "quiet_per_100": round(100 * quiet_signals / quiet_calls, 2) if quiet_calls else 0.0,
-            "quiet_per_sense": per_sense, "calls": sum(main_calls.values()), "per_sense": every,
-            "signals": signals}
+    return {
+        "stuck": stuck,
+        "stuck_total": total_stuck,
+        "false_alarms": false_alarms,
+        "progress": progress,
+        "quiet_calls": quiet_calls,
+        "quiet_signals": quiet_signals,
+        "quiet_per_100": round(100 * quiet_signals / quiet_calls, 2) if quiet_calls else 0.0,
+        "quiet_per_sense": per_sense,
+        "calls": sum(main_calls.values()),
+        "per_sense": every,
+        "signals": signals,
+    }
 
 
 def short(name: str) -> str:
@@ -141,39 +165,54 @@ def short(name: str) -> str:
 
 def report(result: dict) -> str:
     stuck, total = result["stuck"], result["stuck_total"]
-    lines = [f"stuck episodes: {total}; caught on time {len(stuck['on_time'])} "
-             f"({100 * len(stuck['on_time']) / max(total, 1):.0f}%), late {len(stuck['late'])}, "
-             f"missed {len(stuck['missed'])}",
-             f"false alarms on progress: {len(result['false_alarms'])} of {result['progress']}",
-             f"quiet sessions: {result['quiet_signals']} signals in {result['quiet_calls']} calls = "
-             f"{result['quiet_per_100']:.2f} per 100 calls"
-             + (" (" + ", ".join(f"{k} {v}" for k, v in sorted(result["quiet_per_sense"].items())) + ")"
-                if result["quiet_per_sense"] else ""),
-             f"all sessions: {sum(result['per_sense'].values())} signals in {result['calls']} calls ("
-             + ", ".join(f"{k} {v}" for k, v in sorted(result["per_sense"].items())) + ")",
-             ""]
+    lines = [
+        f"stuck episodes: {total}; caught on time {len(stuck['on_time'])} "
+        f"({100 * len(stuck['on_time']) / max(total, 1):.0f}%), late {len(stuck['late'])}, "
+        f"missed {len(stuck['missed'])}",
+        f"false alarms on progress: {len(result['false_alarms'])} of {result['progress']}",
+        f"quiet sessions: {result['quiet_signals']} signals in {result['quiet_calls']} calls = "
+        f"{result['quiet_per_100']:.2f} per 100 calls"
+        + (
+            " (" + ", ".join(f"{k} {v}" for k, v in sorted(result["quiet_per_sense"].items())) + ")"
+            if result["quiet_per_sense"]
+            else ""
+        ),
+        f"all sessions: {sum(result['per_sense'].values())} signals in {result['calls']} calls ("
+        + ", ".join(f"{k} {v}" for k, v in sorted(result["per_sense"].items()))
+        + ")",
+        "",
+    ]
     for verdict in ("on_time", "late", "missed"):
         for label in stuck[verdict]:
             signal = label["signal"]
             where = f"at call {signal['at']} by {signal['sense']}" if signal else "-"
-            lines.append(f"  {verdict:7} {short(label['file']):24} {label['kind']:13} "
-                         f"speak_at {label['speak_at']:>3} end {label['end']:>3}: {where}")
+            lines.append(
+                f"  {verdict:7} {short(label['file']):24} {label['kind']:13} "
+                f"speak_at {label['speak_at']:>3} end {label['end']:>3}: {where}"
+            )
     for label in result["false_alarms"]:
         signal = label["signal"]
-        lines.append(f"  false alarm {short(label['file']):20} {label['start']}-{label['end']}: "
-                     f"call {signal['at']} {signal['sense']}: {signal['text'][:140]}")
+        lines.append(
+            f"  false alarm {short(label['file']):20} {label['start']}-{label['end']}: "
+            f"call {signal['at']} {signal['sense']}: {signal['text'][:140]}"
+        )
     return "\n".join(lines)
 
 
 def main(argv: list[str]) -> int:
     folder = Path(next((a for a in argv if not a.startswith("--")), DEFAULT_DIR))
     if not (folder / "LABELS.jsonl").is_file():
-        print(f"no LABELS.jsonl in {folder}: the labelled transcripts live in ../shared/transcripts "
-              "beside this repository; pass their folder", file=sys.stderr)
+        print(
+            f"no LABELS.jsonl in {folder}: the labelled transcripts live in ../shared/transcripts "
+            "beside this repository; pass their folder",
+            file=sys.stderr,
+        )
         return 2
     result = score(folder)
     if "--json" in argv:
-        print(json.dumps({k: v for k, v in result.items() if k != "signals"}, indent=1, default=str))
+        print(
+            json.dumps({k: v for k, v in result.items() if k != "signals"}, indent=1, default=str)
+        )
         return 0
     print(report(result))
     if "--signals" in argv:

@@ -37,9 +37,19 @@ RETRY_AFTER_S = 600  # a failure that was not the network is not retried at ever
 PROBE_S = 2.0  # is the package index back? one TCP connect, bounded
 LOG_CAP = 256 * 1024
 OUTPUT_KEEP = 8 * 1024  # of a failing command's output, in the log: its start and its end
-NETWORK_SIGNS = ("NewConnectionError", "Failed to establish a new connection", "Temporary failure in name resolution",
-                 "Name or service not known", "Network is unreachable", "Connection refused", "timed out",
-                 "ProxyError", "SSLError", "No matching distribution found", "Could not find a version")
+NETWORK_SIGNS = (
+    "NewConnectionError",
+    "Failed to establish a new connection",
+    "Temporary failure in name resolution",
+    "Name or service not known",
+    "Network is unreachable",
+    "Connection refused",
+    "timed out",
+    "ProxyError",
+    "SSLError",
+    "No matching distribution found",
+    "Could not find a version",
+)
 PLUGIN_ROOT = Path(__file__).resolve().parent.parent
 SOURCE_PARTS = ("pyproject.toml", "README.md", "LICENSE", "metacog")
 
@@ -113,8 +123,11 @@ def retry_now(failed: dict) -> bool:
     if failed.get("network"):
         return index_answers()
     at = failed.get("at")
-    return (not isinstance(at, (int, float)) or time.time() - at >= RETRY_AFTER_S
-            or failed.get("python", sys.executable) != sys.executable)
+    return (
+        not isinstance(at, (int, float))
+        or time.time() - at >= RETRY_AFTER_S
+        or failed.get("python", sys.executable) != sys.executable
+    )
 
 
 def read_failed(path: Path) -> dict | None:
@@ -154,33 +167,53 @@ def explain(data: Path, version: str) -> str:
     failed = last_failure(data / "runtime", version)
     log_path = data / "bootstrap.log"
     if failed is None:
-        return (f"{head}: start a new Claude Code session, whose start builds it (needs Python 3.10+ and the "
-                f"package index once); if it still fails, see {log_path}")
+        return (
+            f"{head}: start a new Claude Code session, whose start builds it (needs Python 3.10+ and the "
+            f"package index once); if it still fails, see {log_path}"
+        )
     at = failed.get("at")
-    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(at)) if isinstance(at, (int, float)) else "?"
+    when = (
+        time.strftime("%Y-%m-%d %H:%M", time.localtime(at)) if isinstance(at, (int, float)) else "?"
+    )
     cause = " ".join(str(failed.get("cause") or "the cause is in the log").split())[:300]
     retry = failed.get("retry") or f"after {RETRY_AFTER_S // 60} minutes or with another Python"
-    return (f"{head}: the first-run setup failed at {when}: {cause}. It retries {retry}: start a new "
-            f"Claude Code session then. pip's whole output is in {log_path}")
+    return (
+        f"{head}: the first-run setup failed at {when}: {cause}. It retries {retry}: start a new "
+        f"Claude Code session then. pip's whole output is in {log_path}"
+    )
 
 
-def record_failure(data: Path, base: Path, version: str, exc: BaseException, previous: dict | None) -> None:
+def record_failure(
+    data: Path, base: Path, version: str, exc: BaseException, previous: dict | None
+) -> None:
     cause = exc.cause if isinstance(exc, Failed) else f"{type(exc).__name__}: {exc}"
     output = exc.output if isinstance(exc, Failed) else ""
     network = is_network(output or cause)
     log(data, f"runtime {version} not prepared with {sys.executable}: {cause}")
     if output:
-        kept = output if len(output) <= OUTPUT_KEEP else (
-            output[: OUTPUT_KEEP // 2] + "\n[…]\n" + output[-OUTPUT_KEEP // 2:])
+        kept = (
+            output
+            if len(output) <= OUTPUT_KEEP
+            else (output[: OUTPUT_KEEP // 2] + "\n[…]\n" + output[-OUTPUT_KEEP // 2 :])
+        )
         log(data, "output:\n" + "\n".join(f"    {ln}" for ln in kept.splitlines()))
-    failed = {"at": time.time(), "version": version, "python": sys.executable, "cause": cause,
-              "network": network, "retry": "when the package index answers" if network
-              else f"after {RETRY_AFTER_S // 60} minutes or with another Python"}
+    failed = {
+        "at": time.time(),
+        "version": version,
+        "python": sys.executable,
+        "cause": cause,
+        "network": network,
+        "retry": "when the package index answers"
+        if network
+        else f"after {RETRY_AFTER_S // 60} minutes or with another Python",
+    }
     (base / ".failed").write_text(json.dumps(failed))
     if previous is None or previous.get("cause") != cause:  # said once per cause
         what = "could not reach the package index" if network else "failed"
-        message = (f"metacog: its first-run setup {what} ({cause[:160]}); it stays off until a later "
-                   "session succeeds. `/metacog doctor` shows more.")
+        message = (
+            f"metacog: its first-run setup {what} ({cause[:160]}); it stays off until a later "
+            "session succeeds. `/metacog doctor` shows more."
+        )
         (base / ".tell").write_text(json.dumps({"systemMessage": message}) + "\n")
 
 
@@ -210,16 +243,31 @@ def build(runtime: Path) -> None:
         pip = [sys.executable, "-m", "pip", "--python", str(runtime / "bin" / "python")]
     with tempfile.TemporaryDirectory(prefix="metacog-bootstrap-") as tmp:
         src = copy_source(Path(tmp))
-        run([*pip, "install", "--disable-pip-version-check", "--no-input", "--quiet",
-             "--retries", "1", "--timeout", "20", str(src)])
+        run(
+            [
+                *pip,
+                "install",
+                "--disable-pip-version-check",
+                "--no-input",
+                "--quiet",
+                "--retries",
+                "1",
+                "--timeout",
+                "20",
+                str(src),
+            ]
+        )
     run([str(runtime / "bin" / "python"), "-I", "-c", "import metacog.hook"])  # the package imports
 
 
 def collect_old(base: Path, keep: str) -> None:
     """Remove older runtimes but the newest previous one: sessions started before an
     update still run the previous version's hooks until they end."""
-    others = sorted((p for p in base.iterdir() if p.name != keep and not p.name.startswith(".")),
-                    key=lambda p: p.stat().st_mtime, reverse=True)
+    others = sorted(
+        (p for p in base.iterdir() if p.name != keep and not p.name.startswith(".")),
+        key=lambda p: p.stat().st_mtime,
+        reverse=True,
+    )
     for old in others[1:]:
         shutil.rmtree(old, ignore_errors=True)
 
@@ -255,7 +303,10 @@ def main() -> int:
         if not stderr_log.exists():  # private from the start: run.sh's `2>>` would follow the umask
             os.close(os.open(stderr_log, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600))
         collect_old(base, version)
-        log(data, f"runtime {version} prepared with {sys.executable} in {time.monotonic() - started:.1f}s")
+        log(
+            data,
+            f"runtime {version} prepared with {sys.executable} in {time.monotonic() - started:.1f}s",
+        )
         return 0
 
 

@@ -26,11 +26,50 @@ _VOLATILE = ("durationMs", "duration_ms", "elapsed", "elapsedMs", "timestamp")
 OUTPUT_KEEP = 4000  # characters of a Bash result's stdout and stderr compared (the ends)
 
 
-CODE_EXTENSIONS = frozenset((
-    "py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "tsx", "go", "rs", "java", "kt", "kts", "scala", "rb",
-    "php", "c", "h", "cc", "cpp", "cxx", "hpp", "cs", "swift", "m", "mm", "ex", "exs", "erl", "hs",
-    "ml", "clj", "lua", "dart", "zig", "nim", "vue", "svelte", "sol", "templ",
-))
+CODE_EXTENSIONS = frozenset(
+    (
+        "py",
+        "pyi",
+        "js",
+        "jsx",
+        "mjs",
+        "cjs",
+        "ts",
+        "tsx",
+        "go",
+        "rs",
+        "java",
+        "kt",
+        "kts",
+        "scala",
+        "rb",
+        "php",
+        "c",
+        "h",
+        "cc",
+        "cpp",
+        "cxx",
+        "hpp",
+        "cs",
+        "swift",
+        "m",
+        "mm",
+        "ex",
+        "exs",
+        "erl",
+        "hs",
+        "ml",
+        "clj",
+        "lua",
+        "dart",
+        "zig",
+        "nim",
+        "vue",
+        "svelte",
+        "sol",
+        "templ",
+    )
+)
 
 
 def is_code(path: str) -> bool:
@@ -45,12 +84,16 @@ def squash(value: str, cap: int = TARGET_CAP) -> str:
 
 
 def file_of(tool_input: dict) -> str:
-    return text(tool_input, "file_path") or text(tool_input, "notebook_path") or text(tool_input, "path")
+    return (
+        text(tool_input, "file_path")
+        or text(tool_input, "notebook_path")
+        or text(tool_input, "path")
+    )
 
 
 def relative(path: str, cwd: str) -> str:
     if cwd and path.startswith(cwd.rstrip("/") + "/"):
-        return path[len(cwd.rstrip("/")) + 1:]
+        return path[len(cwd.rstrip("/")) + 1 :]
     return path
 
 
@@ -96,8 +139,10 @@ def output_checksum(response: object) -> int:
     from metacog.signature import clean
 
     half = OUTPUT_KEEP // 2  # both ends: a listing changes at its top, a log at its bottom
-    parts = [clean(out[:half] + out[-half:] if len(out) > OUTPUT_KEEP else out)
-             for out in (words(response, key) for key in ("stdout", "stderr"))]
+    parts = [
+        clean(out[:half] + out[-half:] if len(out) > OUTPUT_KEEP else out)
+        for out in (words(response, key) for key in ("stdout", "stderr"))
+    ]
     return zlib.crc32("\x00".join(parts).encode("utf-8", "replace"))
 
 
@@ -109,13 +154,19 @@ def failure_text(tool_response: object) -> str:
     """
     if isinstance(tool_response, dict):
         if tool_response.get("is_error") is True or tool_response.get("success") is False:
-            return text(tool_response, "error") or text(tool_response, "message") or "tool reported failure"
+            return (
+                text(tool_response, "error")
+                or text(tool_response, "message")
+                or "tool reported failure"
+            )
         if tool_response.get("interrupted") is True:
             return ""
         err = tool_response.get("error")
         if isinstance(err, str) and err:
             return err
-    elif isinstance(tool_response, str) and tool_response.startswith(("Error:", "<tool_use_error>")):
+    elif isinstance(tool_response, str) and tool_response.startswith(
+        ("Error:", "<tool_use_error>")
+    ):
         return tool_response
     return ""
 
@@ -142,7 +193,9 @@ def context_cost(tool: str, tool_input: dict, response: object, error: str) -> i
         return len(text(tool_input, "content"))
     if tool in ("Grep", "Glob"):
         names = response.get("filenames")
-        listed = sum(len(n) + 1 for n in names if isinstance(n, str)) if isinstance(names, list) else 0
+        listed = (
+            sum(len(n) + 1 for n in names if isinstance(n, str)) if isinstance(names, list) else 0
+        )
         return listed + len(text(response, "content"))
     try:
         return len(json.dumps(response))
@@ -154,7 +207,10 @@ def from_event(event: Event, now: float) -> dict:
     """An action record (schema SCHEMA) from a PostToolUse or PostToolUseFailure call."""
     tool, tool_input, response = event.tool, event.tool_input, event.response
     if event.interrupted:
-        error, result = "", 0  # the person stopped or refused the call: not a failure of the agent's
+        error, result = (
+            "",
+            0,
+        )  # the person stopped or refused the call: not a failure of the agent's
     elif event.failed:
         error, result = event.error, 0
     else:
@@ -165,14 +221,36 @@ def from_event(event: Event, now: float) -> dict:
             error = hidden_failure(tool, tool_input, response)
         result = output_checksum(response) if tool == "Bash" else checksum(response)
     cost = min(event.size, context_cost(tool, tool_input, response, error))
-    return make(tool, target_of(tool, tool_input, event.cwd), error, result, cost, now,
-                event.agent, file_of(tool_input) if tool in FILE_TOOLS else "")
+    return make(
+        tool,
+        target_of(tool, tool_input, event.cwd),
+        error,
+        result,
+        cost,
+        now,
+        event.agent,
+        file_of(tool_input) if tool in FILE_TOOLS else "",
+    )
 
 
-def make(tool: str, target: str, error: str, result: int, size: int, now: float,
-         agent: str = "", path: str = "") -> dict:
-    record = {"tool": tool, "target": target, "ok": not error, "result": result,
-              "size": size, "ts": round(now, 3)}
+def make(
+    tool: str,
+    target: str,
+    error: str,
+    result: int,
+    size: int,
+    now: float,
+    agent: str = "",
+    path: str = "",
+) -> dict:
+    record = {
+        "tool": tool,
+        "target": target,
+        "ok": not error,
+        "result": result,
+        "size": size,
+        "ts": round(now, 3),
+    }
     if error:
         from metacog import symptoms
         from metacog.signature import signature

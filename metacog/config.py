@@ -16,13 +16,39 @@ from __future__ import annotations
 import os
 
 DEFAULTS: dict[str, dict[str, object]] = {
-    "nociception": {"enabled": True, "observe_at": 3, "socratic_at": 5, "directive_at": 7, "person_at": 9},
+    "nociception": {
+        "enabled": True,
+        "observe_at": 3,
+        "socratic_at": 5,
+        "directive_at": 7,
+        "person_at": 9,
+    },
     "habit": {"enabled": True, "at": 3},
-    "o2": {"enabled": True, "velocity_factor": 3.0, "baseline_calls": 10, "recent_calls": 5,
-           "min_recent_bytes": 60000, "velocity_cooldown_calls": 40, "fill_warn": 0.70, "context_window": 0},
+    "o2": {
+        "enabled": True,
+        "velocity_factor": 3.0,
+        "baseline_calls": 10,
+        "recent_calls": 5,
+        "min_recent_bytes": 60000,
+        "velocity_cooldown_calls": 40,
+        "fill_warn": 0.70,
+        "context_window": 0,
+    },
     "chronos": {"enabled": True, "minutes": 20, "calls": 40, "min_minutes_for_calls": 15},
-    "vestibular": {"enabled": True, "same_action": 4, "cycle_repeats": 3, "same_read": 3, "cooldown_calls": 6},
-    "spatial": {"enabled": True, "min_importers": 5, "budget_ms": 100, "max_files": 50000, "names_shown": 5},
+    "vestibular": {
+        "enabled": True,
+        "same_action": 4,
+        "cycle_repeats": 3,
+        "same_read": 3,
+        "cooldown_calls": 6,
+    },
+    "spatial": {
+        "enabled": True,
+        "min_importers": 5,
+        "budget_ms": 100,
+        "max_files": 50000,
+        "names_shown": 5,
+    },
     "echo": {"enabled": True, "edits_without_tests": 12},
     "drift": {"enabled": True, "recent_calls": 25},
     "learning": {
@@ -65,27 +91,48 @@ DIGEST_MIN_CHARS = 300
 # a half-life of 0 divides by zero; a store compacted below 1 KiB would compact on every append,
 # one allowed past 2 MiB could outgrow what a store read takes in, learning.store.READ_CAP).
 LIMITS: dict[tuple[str, str], tuple[float, float]] = {
-    ("nociception", "observe_at"): (2, 1000), ("nociception", "socratic_at"): (2, 1000),
-    ("nociception", "directive_at"): (2, 1000), ("nociception", "person_at"): (2, 1000),
-    ("habit", "at"): (2, 1000), ("o2", "velocity_factor"): (1, 1000), ("o2", "baseline_calls"): (1, 1000), ("o2", "recent_calls"): (1, 20),
-    ("o2", "fill_warn"): (0.05, 1), ("chronos", "minutes"): (1, 10_000), ("chronos", "calls"): (1, 100_000),
-    ("vestibular", "same_action"): (2, 1000), ("vestibular", "cycle_repeats"): (2, 10),
-    ("vestibular", "same_read"): (2, 1000), ("spatial", "min_importers"): (1, 100_000),
-    ("spatial", "names_shown"): (1, 20), ("echo", "edits_without_tests"): (1, 10_000),
-    ("drift", "recent_calls"): (1, 10_000), ("digest", "max_rules"): (1, 100),
-    ("digest", "max_chars"): (DIGEST_MIN_CHARS, DIGEST_HARD_CEILING), ("learning", "promote_projects"): (1, 100),
-    ("learning", "decay_after_days"): (0, 100_000), ("learning", "half_life_days"): (1, 100_000),
-    ("learning", "prune_after_days"): (1, 100_000), ("learning", "prune_below_evidence"): (0, 10**9),
-    ("learning", "stale_after_minutes"): (1, 10**7), ("learning", "compact_bytes"): (1024, 2 << 20),
+    ("nociception", "observe_at"): (2, 1000),
+    ("nociception", "socratic_at"): (2, 1000),
+    ("nociception", "directive_at"): (2, 1000),
+    ("nociception", "person_at"): (2, 1000),
+    ("habit", "at"): (2, 1000),
+    ("o2", "velocity_factor"): (1, 1000),
+    ("o2", "baseline_calls"): (1, 1000),
+    ("o2", "recent_calls"): (1, 20),
+    ("o2", "fill_warn"): (0.05, 1),
+    ("chronos", "minutes"): (1, 10_000),
+    ("chronos", "calls"): (1, 100_000),
+    ("vestibular", "same_action"): (2, 1000),
+    ("vestibular", "cycle_repeats"): (2, 10),
+    ("vestibular", "same_read"): (2, 1000),
+    ("spatial", "min_importers"): (1, 100_000),
+    ("spatial", "names_shown"): (1, 20),
+    ("echo", "edits_without_tests"): (1, 10_000),
+    ("drift", "recent_calls"): (1, 10_000),
+    ("digest", "max_rules"): (1, 100),
+    ("digest", "max_chars"): (DIGEST_MIN_CHARS, DIGEST_HARD_CEILING),
+    ("learning", "promote_projects"): (1, 100),
+    ("learning", "decay_after_days"): (0, 100_000),
+    ("learning", "half_life_days"): (1, 100_000),
+    ("learning", "prune_after_days"): (1, 100_000),
+    ("learning", "prune_below_evidence"): (0, 10**9),
+    ("learning", "stale_after_minutes"): (1, 10**7),
+    ("learning", "compact_bytes"): (1024, 2 << 20),
     ("learning", "keep_days"): (0, 100_000),
     # Learned patterns: a failure threshold of 0 or 1 would call every session a detection.
-    ("error-loop", "streak"): (2, 1000), ("repeated-reads", "same_file"): (2, 1000),
+    ("error-loop", "streak"): (2, 1000),
+    ("repeated-reads", "same_file"): (2, 1000),
     ("repeated-mistake", "fired"): (1, 1000),
-    ("circular-search", "same_search"): (2, 1000), ("going-in-circles", "same_action"): (2, 1000),
-    ("long-autonomous-run", "run_calls"): (1, 100_000), ("long-autonomous-run", "run_minutes"): (1, 100_000),
-    ("write-heavy", "ratio"): (1, 1000), ("context-pressure", "min_fill"): (0.05, 1),
-    ("context-pressure", "fired"): (1, 1000), ("blast-radius", "fired"): (1, 1000),
-    ("untested-edits", "fired"): (1, 1000), ("task-drift", "fired"): (1, 1000),
+    ("circular-search", "same_search"): (2, 1000),
+    ("going-in-circles", "same_action"): (2, 1000),
+    ("long-autonomous-run", "run_calls"): (1, 100_000),
+    ("long-autonomous-run", "run_minutes"): (1, 100_000),
+    ("write-heavy", "ratio"): (1, 1000),
+    ("context-pressure", "min_fill"): (0.05, 1),
+    ("context-pressure", "fired"): (1, 1000),
+    ("blast-radius", "fired"): (1, 1000),
+    ("untested-edits", "fired"): (1, 1000),
+    ("task-drift", "fired"): (1, 1000),
 }
 _INF = float("inf")
 CONFIG_CAP = 256 * 1024  # bytes; a config file is a few lines
@@ -164,9 +211,13 @@ def merge(base: dict, layer: dict) -> dict:
             elif isinstance(default, (int, float)):
                 low, high = LIMITS.get((section, key), (0, _INF))
                 # TOML has inf and nan: nan fails any comparison, inf only the `< _INF`.
-                ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
-                      and low <= value <= high and value < _INF
-                      and (isinstance(value, int) or isinstance(default, float)))
+                ok = (
+                    isinstance(value, (int, float))
+                    and not isinstance(value, bool)
+                    and low <= value <= high
+                    and value < _INF
+                    and (isinstance(value, int) or isinstance(default, float))
+                )
             else:
                 ok = isinstance(value, type(default))
             if ok:

@@ -37,8 +37,25 @@ class Event:
     """What one hook call says. `error` is set for PostToolUseFailure only; `interrupted`
     when the person stopped or refused the call (then it is not the agent's failure)."""
 
-    __slots__ = ("agent", "agent_type", "cwd", "duration_ms", "error", "failed", "interrupted", "name",
-                 "prompt", "response", "session", "size", "source", "tool", "tool_input", "tool_use_id", "transcript")
+    __slots__ = (
+        "agent",
+        "agent_type",
+        "cwd",
+        "duration_ms",
+        "error",
+        "failed",
+        "interrupted",
+        "name",
+        "prompt",
+        "response",
+        "session",
+        "size",
+        "source",
+        "tool",
+        "tool_input",
+        "tool_use_id",
+        "transcript",
+    )
 
     def __init__(self, payload: dict, size: int = 0) -> None:
         self.name = text(payload, "hook_event_name")
@@ -63,6 +80,11 @@ class Event:
         self.source = text(payload, "source")
         duration = payload.get("duration_ms")
         # Bounded: a hostile 10**400 would overflow float(), infinity would swallow any gap.
-        self.duration_ms = float(duration) if isinstance(duration, (int, float)) and not isinstance(
-            duration, bool) and 0 < duration < 1e12 else 0.0
+        self.duration_ms = (
+            float(duration)
+            if isinstance(duration, (int, float))
+            and not isinstance(duration, bool)
+            and 0 < duration < 1e12
+            else 0.0
+        )
         self.size = size

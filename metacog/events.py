@@ -47,8 +47,15 @@ def _read_transcript(st: dict, event: Event, now: float) -> list[dict]:
     cwd = event.cwd
     refused = []
     for name, tool_input, error, turn in news.refused:
-        act = actions.make(name, actions.target_of(name, tool_input, cwd), error, 0, 0, now,
-                           path=actions.file_of(tool_input) if name in actions.FILE_TOOLS else "")
+        act = actions.make(
+            name,
+            actions.target_of(name, tool_input, cwd),
+            error,
+            0,
+            0,
+            now,
+            path=actions.file_of(tool_input) if name in actions.FILE_TOOLS else "",
+        )
         act["refused"] = True  # no hook fired: Claude Code refused it before running it
         act["turn"] = turn  # several refusals read at once were still each their own attempt
         refused.append(act)
@@ -72,11 +79,17 @@ def on_tool(event: Event, state_dir: str, now: float) -> dict | None:
         signals = []
         for refused in _read_transcript(st, event, now):
             signals += _feel(st, refused, event, cfg, state_dir, root, totals, now)
-        act["turn"] = transcript.turn_of(st.get("transcript") or {}, event.tool_use_id) if event.transcript else 0
+        act["turn"] = (
+            transcript.turn_of(st.get("transcript") or {}, event.tool_use_id)
+            if event.transcript
+            else 0
+        )
         signals += _feel(st, act, event, cfg, state_dir, root, totals, now)
         context = st.get("context") or {}
         if context.get("tokens"):  # how full the context got, for the context-pressure pattern
-            window = transcript.context_window(context.get("model", ""), cfg["o2"]["context_window"])
+            window = transcript.context_window(
+                context.get("model", ""), cfg["o2"]["context_window"]
+            )
             summary.bump_max(totals, "max_context_fill", round(context["tokens"] / window, 3))
         agent_text, person_text = nervous.compose(signals)
         if not act.get("agent") and st.get("pending"):
@@ -85,8 +98,16 @@ def on_tool(event: Event, state_dir: str, now: float) -> dict | None:
     return reply(event.name, agent_text, person_text)
 
 
-def _feel(st: dict, act: dict, event: Event, cfg: dict, state_dir: str, root: str, totals: dict,
-          now: float) -> list:
+def _feel(
+    st: dict,
+    act: dict,
+    event: Event,
+    cfg: dict,
+    state_dir: str,
+    root: str,
+    totals: dict,
+    now: float,
+) -> list:
     win = state.window(st, act.get("agent", ""), now)
     state.push(win, act)
     st["calls"] = st.get("calls", 0) + 1
@@ -170,11 +191,17 @@ def on_subagent_stop(event: Event, state_dir: str, now: float) -> dict | None:
         noci, vest = peek(win, "nociception"), peek(win, "vestibular")
         kind = event.agent_type or "subagent"
         if number(noci.get("level")) >= 1:
-            _queue(st, f"the {kind} subagent that just finished hit the same error {number(noci.get('count'))} times "
-                       "in a row; check its result before relying on it.")
+            _queue(
+                st,
+                f"the {kind} subagent that just finished hit the same error {number(noci.get('count'))} times "
+                "in a row; check its result before relying on it.",
+            )
         elif vest.get("quiet_until"):
-            _queue(st, f"the {kind} subagent that just finished went in circles (repeated the same steps); "
-                       "check its result before relying on it.")
+            _queue(
+                st,
+                f"the {kind} subagent that just finished went in circles (repeated the same steps); "
+                "check its result before relying on it.",
+            )
     return None
 
 

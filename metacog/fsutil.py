@@ -37,7 +37,9 @@ def ensure_dir(path: str) -> str:
     return path
 
 
-def open_regular(path: str, flags: int = os.O_RDONLY, mode: int = 0o600, follow: bool = False) -> int:
+def open_regular(
+    path: str, flags: int = os.O_RDONLY, mode: int = 0o600, follow: bool = False
+) -> int:
     """A descriptor on the regular file at `path` (a symlink only if `follow`: a person's own
     config may be one, a file metacog wrote never is).
 
@@ -108,7 +110,9 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-def atomic_write(path: str, text: str | bytes, sync_dir: bool = False, durable: bool = True) -> None:
+def atomic_write(
+    path: str, text: str | bytes, sync_dir: bool = False, durable: bool = True
+) -> None:
     """Replace `path` with `text` in one step: readers see the old or the new file, whole.
 
     Written to a temporary file in the same folder, every byte checked (and the close, where
@@ -203,7 +207,11 @@ def rotate(path: str) -> None:
     shell redirection creates would follow the umask."""
     try:
         os.replace(path, path + ".1")
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600))
+        os.close(
+            os.open(
+                path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
+            )
+        )
     except OSError:
         pass
 

@@ -14,25 +14,61 @@ LINE_CAP = 400  # characters of one line looked at
 
 # A command can fail without saying so in its exit status: a test run piped into `tail`,
 # a `|| true`, a background shell that died. Its output still says it.
-_RUNNERS = re.compile(r"\b(?:py\.?test|tox|nox|jest|vitest|mocha|go test|cargo test|cargo build|npm|pnpm|yarn|"
-                      r"bun|make|tsc|mypy|pyright|ruff|eslint|golangci-lint|lint|unittest|rspec|phpunit|"
-                      r"gradle|mvn|dotnet test|swift test|build|test)\b")
+_RUNNERS = re.compile(
+    r"\b(?:py\.?test|tox|nox|jest|vitest|mocha|go test|cargo test|cargo build|npm|pnpm|yarn|"
+    r"bun|make|tsc|mypy|pyright|ruff|eslint|golangci-lint|lint|unittest|rspec|phpunit|"
+    r"gradle|mvn|dotnet test|swift test|build|test)\b"
+)
 # Commands that print text they read: what they print is never their own failure.
-READERS = frozenset(("grep", "rg", "ag", "cat", "bat", "head", "tail", "less", "more", "sed", "awk", "git",
-                     "echo", "printf", "ls", "find", "jq", "wc", "diff", "sort", "uniq", "cut", "tr", "nl"))
+READERS = frozenset(
+    (
+        "grep",
+        "rg",
+        "ag",
+        "cat",
+        "bat",
+        "head",
+        "tail",
+        "less",
+        "more",
+        "sed",
+        "awk",
+        "git",
+        "echo",
+        "printf",
+        "ls",
+        "find",
+        "jq",
+        "wc",
+        "diff",
+        "sort",
+        "uniq",
+        "cut",
+        "tr",
+        "nl",
+    )
+)
 _HIDDEN = re.compile(
     r"(?:FAILED \S+|ERROR \S+::\S+|--- FAIL: \S+|FAIL\s+\S+|not ok \d+|Tests?:\s+\d+ failed|\d+ failing"
     r"|Traceback \(most recent call last\):|error(?:\[\w+\])?: |\S+: (?:command not found|No such file or directory)"
-    r"|(?:command |operation |request )?timed out|timeout (?:after|exceeded|of))")
+    r"|(?:command |operation |request )?timed out|timeout (?:after|exceeded|of))"
+)
 _SUMMARY = re.compile(r"\b\d+ (?:failed|errors?)\b")  # inside a `==== … ====` line
 HIDDEN_LINES = 12
 
 
 def first_word(command: str) -> str:
     """The program a shell command runs first, past `cd … &&`, `VAR=value` and `env`."""
-    for part in command[:500].split("&&")[-1:] if command.lstrip().startswith("cd ") else [command[:500]]:
+    for part in (
+        command[:500].split("&&")[-1:] if command.lstrip().startswith("cd ") else [command[:500]]
+    ):
         for word in part.split():
-            if ("=" in word and not word.startswith(("-", "'", '"'))) or word in ("env", "time", "sudo", "nohup"):
+            if ("=" in word and not word.startswith(("-", "'", '"'))) or word in (
+                "env",
+                "time",
+                "sudo",
+                "nohup",
+            ):
                 continue
             return word.rsplit("/", 1)[-1]
     return ""
@@ -54,14 +90,20 @@ def hidden_failure(tool: str, tool_input: dict, response: object) -> str:
     if tool != "Bash" or response.get("interrupted") is True:
         return ""
     command = tool_input.get("command") if isinstance(tool_input, dict) else None
-    if not isinstance(command, str) or first_word(command) in READERS or not _RUNNERS.search(command[:500]):
+    if (
+        not isinstance(command, str)
+        or first_word(command) in READERS
+        or not _RUNNERS.search(command[:500])
+    ):
         return ""
     said = []
     for line in output.splitlines():
         line = line[:LINE_CAP]
         if line[:1] in (" ", "\t"):
             continue  # a test's own name or log, indented under the runner's lines
-        if _HIDDEN.match(line) or (line[:1] == "=" and line.endswith("=") and _SUMMARY.search(line)):
+        if _HIDDEN.match(line) or (
+            line[:1] == "=" and line.endswith("=") and _SUMMARY.search(line)
+        ):
             said.append(line)
             if len(said) >= HIDDEN_LINES:
                 break

@@ -19,8 +19,16 @@ PREFIX = "metacog: "
 class Context:
     """What a sense may consult besides its window: settings, the session, the moment."""
 
-    def __init__(self, cfg: dict, state: dict, win: dict, event: Event, now: float,
-                 state_dir: str = "", root: str = "") -> None:
+    def __init__(
+        self,
+        cfg: dict,
+        state: dict,
+        win: dict,
+        event: Event,
+        now: float,
+        state_dir: str = "",
+        root: str = "",
+    ) -> None:
         self.cfg = cfg
         self.state = state
         self.win = win

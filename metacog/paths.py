@@ -34,8 +34,11 @@ def _from_platformdirs() -> dict[str, str]:
 # $XDG_*_HOME, else under an absolute $HOME), without importing it: platformdirs pulls
 # pathlib and costs about 20 ms on a direct call (measured with -X importtime), a call
 # the resident process does not answer. tests/test_paths.py checks both agree.
-_XDG = (("state", "XDG_STATE_HOME", "~/.local/state"), ("data", "XDG_DATA_HOME", "~/.local/share"),
-        ("config", "XDG_CONFIG_HOME", "~/.config"))
+_XDG = (
+    ("state", "XDG_STATE_HOME", "~/.local/state"),
+    ("data", "XDG_DATA_HOME", "~/.local/share"),
+    ("config", "XDG_CONFIG_HOME", "~/.config"),
+)
 
 
 def _from_xdg() -> dict[str, str] | None:
@@ -53,8 +56,11 @@ def dirs() -> dict[str, str]:
     home = os.environ.get("METACOG_HOME")
     if home:
         home = os.path.abspath(os.path.expanduser(home))
-        return {"state": os.path.join(home, "state"), "data": os.path.join(home, "data"),
-                "config": os.path.join(home, "config")}
+        return {
+            "state": os.path.join(home, "state"),
+            "data": os.path.join(home, "data"),
+            "config": os.path.join(home, "config"),
+        }
     key = tuple(os.environ.get(name, "") for name in _KEY_VARS)
     if key not in _RESOLVED:
         _RESOLVED.clear()

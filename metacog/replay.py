@@ -35,7 +35,9 @@ from metacog.senses import SENSES
 from metacog.transcript import content_text, usage_tokens
 
 REFUSED = "<tool_use_error>"
-MAX_BYTES = 512 * 1024 * 1024  # long transcripts reach tens of MB; a larger file is refused, not read
+MAX_BYTES = (
+    512 * 1024 * 1024
+)  # long transcripts reach tens of MB; a larger file is refused, not read
 SAID_PREFIX = "metacog:"
 NO_LEARNING = {"learning": {"enabled": False}}
 
@@ -102,10 +104,16 @@ class _Timeline:
             self.cwd = entry["cwd"]
         self.clock = clock = _epoch(entry.get("timestamp"), self.clock)
         out: list[dict] = []
-        base = {"session_id": "replay", "transcript_path": "", "cwd": entry.get("cwd") or "",
-                "_ts": clock}
+        base = {
+            "session_id": "replay",
+            "transcript_path": "",
+            "cwd": entry.get("cwd") or "",
+            "_ts": clock,
+        }
         message = entry.get("message") if isinstance(entry.get("message"), dict) else {}
-        agent = {"agent_id": "sidechain", "agent_type": "subagent"} if entry.get("isSidechain") else {}
+        agent = (
+            {"agent_id": "sidechain", "agent_type": "subagent"} if entry.get("isSidechain") else {}
+        )
         content = message.get("content") if isinstance(message.get("content"), list) else []
         if entry.get("type") == "attachment":
             self._attachment(entry.get("attachment"), clock)
@@ -126,20 +134,40 @@ class _Timeline:
                 result = content_text(block.get("content"), "\n")
                 if block.get("is_error") and result.lstrip().startswith(REFUSED):
                     # Refused before running: no hook, the transcript tells the hook.
-                    self.refused.append({**base, **agent, "tool_name": call.get("name", "?"),
-                                         "tool_input": call.get("input") if isinstance(call.get("input"), dict)
-                                         else {}, "error": result, "tool_use_id": block.get("tool_use_id")})
+                    self.refused.append(
+                        {
+                            **base,
+                            **agent,
+                            "tool_name": call.get("name", "?"),
+                            "tool_input": call.get("input")
+                            if isinstance(call.get("input"), dict)
+                            else {},
+                            "error": result,
+                            "tool_use_id": block.get("tool_use_id"),
+                        }
+                    )
                     continue
-                payload = {**base, **agent, "tool_name": call.get("name", "?"),
-                           "tool_input": call.get("input") if isinstance(call.get("input"), dict) else {},
-                           "tool_use_id": block.get("tool_use_id")}
+                payload = {
+                    **base,
+                    **agent,
+                    "tool_name": call.get("name", "?"),
+                    "tool_input": call.get("input") if isinstance(call.get("input"), dict) else {},
+                    "tool_use_id": block.get("tool_use_id"),
+                }
                 if block.get("is_error"):
-                    payload.update(hook_event_name="PostToolUseFailure", error=result,
-                                   is_interrupt=result.startswith("[Request interrupted by user"))
+                    payload.update(
+                        hook_event_name="PostToolUseFailure",
+                        error=result,
+                        is_interrupt=result.startswith("[Request interrupted by user"),
+                    )
                 else:
                     structured = entry.get("toolUseResult")
-                    payload.update(hook_event_name="PostToolUse",
-                                   tool_response=structured if isinstance(structured, dict) else {"output": result})
+                    payload.update(
+                        hook_event_name="PostToolUse",
+                        tool_response=structured
+                        if isinstance(structured, dict)
+                        else {"output": result},
+                    )
                 out.append(payload)
         return out
 
@@ -150,7 +178,9 @@ class _Timeline:
         self.response = mid if isinstance(mid, str) else ""
         usage = message.get("usage")
         output = usage.get("output_tokens") if isinstance(usage, dict) else 0
-        self.tokens += usage_tokens(usage) + (output if isinstance(output, int) and output > 0 else 0)
+        self.tokens += usage_tokens(usage) + (
+            output if isinstance(output, int) and output > 0 else 0
+        )
 
     def _attachment(self, attachment: object, clock: float) -> None:
         if not isinstance(attachment, dict) or attachment.get("type") != "hook_additional_context":
@@ -159,8 +189,14 @@ class _Timeline:
         texts = content if isinstance(content, list) else [content]
         for text in texts:
             if isinstance(text, str) and text.startswith(SAID_PREFIX):
-                self.said.append({"t": clock, "event": str(attachment.get("hookEvent") or ""),
-                                  "tool_use_id": str(attachment.get("toolUseID") or ""), "text": text})
+                self.said.append(
+                    {
+                        "t": clock,
+                        "event": str(attachment.get("hookEvent") or ""),
+                        "tool_use_id": str(attachment.get("toolUseID") or ""),
+                        "text": text,
+                    }
+                )
 
 
 def open_transcript(path: str) -> tuple[BinaryIO, int]:
@@ -173,10 +209,14 @@ def open_transcript(path: str) -> tuple[BinaryIO, int]:
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise Unreadable(f"{path} is {_what(st.st_mode)}, not a transcript file; pass a .jsonl file")
+            raise Unreadable(
+                f"{path} is {_what(st.st_mode)}, not a transcript file; pass a .jsonl file"
+            )
         if st.st_size > MAX_BYTES:
-            raise Unreadable(f"{path} holds {st.st_size:,} bytes; replay reads transcripts of up to "
-                             f"{MAX_BYTES >> 20} MB")
+            raise Unreadable(
+                f"{path} holds {st.st_size:,} bytes; replay reads transcripts of up to "
+                f"{MAX_BYTES >> 20} MB"
+            )
         os.set_blocking(fd, True)
         return os.fdopen(fd, "rb"), st.st_size
     except BaseException:
@@ -210,7 +250,9 @@ def _lines(fh: BinaryIO, size: int) -> Iterator[tuple[bytes, int]]:
         yield (raw if raw.endswith(b"\n") else raw + b"\n"), done
 
 
-def replay(path: str, cfg: dict | None = None, progress: Callable[[int, int], None] | None = None) -> dict:
+def replay(
+    path: str, cfg: dict | None = None, progress: Callable[[int, int], None] | None = None
+) -> dict:
     """The timeline of what metacog would have said over one recorded transcript.
 
     `cfg`: the effective settings, written as the config of the replay's temporary home;
@@ -224,8 +266,13 @@ def replay(path: str, cfg: dict | None = None, progress: Callable[[int, int], No
         return _replay(path, fh, size, cfg, progress)
 
 
-def _replay(path: str, fh: BinaryIO, size: int, cfg: dict | None,
-            progress: Callable[[int, int], None] | None) -> dict:
+def _replay(
+    path: str,
+    fh: BinaryIO,
+    size: int,
+    cfg: dict | None,
+    progress: Callable[[int, int], None] | None,
+) -> dict:
     timeline = _Timeline()
     signals: list[dict] = []
     calls: list[dict] = []
@@ -233,11 +280,15 @@ def _replay(path: str, fh: BinaryIO, size: int, cfg: dict | None,
     by_id: dict[str, int] = {}  # tool_use id -> index in calls, to place what metacog said
     tool_calls = 0
     saved = {k: os.environ.get(k) for k in ("METACOG_HOME",)}
-    with tempfile.TemporaryDirectory(prefix="metacog-replay-", dir=_memory_dir()) as home, \
-            tempfile.TemporaryDirectory(prefix="metacog-replay-") as copy:
+    with (
+        tempfile.TemporaryDirectory(prefix="metacog-replay-", dir=_memory_dir()) as home,
+        tempfile.TemporaryDirectory(prefix="metacog-replay-") as copy,
+    ):
         os.environ["METACOG_HOME"] = home
         try:
-            _write_config(os.path.join(home, "config", "config.toml"), {**(cfg or {}), **NO_LEARNING})
+            _write_config(
+                os.path.join(home, "config", "config.toml"), {**(cfg or {}), **NO_LEARNING}
+            )
             state_dir = os.path.join(home, "state")
             scratch = os.path.join(copy, "transcript.jsonl")
             fired: dict = {}  # the senses' counts after the last call: the next call's "before"
@@ -257,15 +308,26 @@ def _replay(path: str, fh: BinaryIO, size: int, cfg: dict | None,
                         reply = hook.handle(raw_payload, state_dir=state_dir, now=now)
                         if payload["hook_event_name"].startswith("PostToolUse"):
                             tool_calls += 1
-                            _record(calls, by_id, {**payload, "_ts": now}, timeline, len(raw_payload))
+                            _record(
+                                calls, by_id, {**payload, "_ts": now}, timeline, len(raw_payload)
+                            )
                         if reply:
                             before, fired = fired, _fired(state_dir)
                             senses = [s for s in fired if fired[s] > before.get(s, 0)] or ["note"]
                             body = json.loads(reply)
-                            text = (body.get("hookSpecificOutput") or {}).get("additionalContext", "")
-                            signals.append({"call": tool_calls, "sense": "+".join(senses), "text": text,
-                                            "person": body.get("systemMessage", ""), "at": len(calls) - 1,
-                                            "t": now})
+                            text = (body.get("hookSpecificOutput") or {}).get(
+                                "additionalContext", ""
+                            )
+                            signals.append(
+                                {
+                                    "call": tool_calls,
+                                    "sense": "+".join(senses),
+                                    "text": text,
+                                    "person": body.get("systemMessage", ""),
+                                    "at": len(calls) - 1,
+                                    "t": now,
+                                }
+                            )
                     for item in timeline.said:
                         said.append({**item, "at": by_id.get(item["tool_use_id"], len(calls) - 1)})
                     timeline.said.clear()
@@ -281,11 +343,23 @@ def _replay(path: str, fh: BinaryIO, size: int, cfg: dict | None,
     for signal in signals:
         for sense in signal["sense"].split("+"):
             per_sense[sense] = per_sense.get(sense, 0) + 1
-    per_100 = {k: round(v * 100 / tool_calls, 2) if tool_calls else 0.0 for k, v in per_sense.items()}
-    return {"file": path, "entries": timeline.entries, "tool_calls": tool_calls, "signals": signals,
-            "per_sense": per_sense, "per_100_calls": per_100, "calls": calls, "said": said,
-            "prompts": timeline.prompts, "cwd": timeline.cwd, "messages": timeline.messages,
-            "tokens": sum(c["tokens"] for c in calls) + timeline.tokens}
+    per_100 = {
+        k: round(v * 100 / tool_calls, 2) if tool_calls else 0.0 for k, v in per_sense.items()
+    }
+    return {
+        "file": path,
+        "entries": timeline.entries,
+        "tool_calls": tool_calls,
+        "signals": signals,
+        "per_sense": per_sense,
+        "per_100_calls": per_100,
+        "calls": calls,
+        "said": said,
+        "prompts": timeline.prompts,
+        "cwd": timeline.cwd,
+        "messages": timeline.messages,
+        "tokens": sum(c["tokens"] for c in calls) + timeline.tokens,
+    }
 
 
 def _memory_dir() -> str | None:
@@ -297,7 +371,9 @@ def _memory_dir() -> str | None:
     return shm if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) else None
 
 
-def _record(calls: list[dict], by_id: dict[str, int], payload: dict, timeline: _Timeline, size: int = 0) -> None:
+def _record(
+    calls: list[dict], by_id: dict[str, int], payload: dict, timeline: _Timeline, size: int = 0
+) -> None:
     """One call as the senses saw it: the hook's own action record, and the tokens of the
     responses since the previous call (the response that made this call among them)."""
     now = payload["_ts"]
@@ -306,8 +382,14 @@ def _record(calls: list[dict], by_id: dict[str, int], payload: dict, timeline: _
     else:  # refused: no hook fired; the hook builds these from the transcript, in the main window
         name = payload.get("tool_name") or "?"
         tool_input = payload.get("tool_input") or {}
-        act = actions.make(name, actions.target_of(name, tool_input, payload.get("cwd") or ""),
-                           payload.get("error") or "refused", 0, 0, now)
+        act = actions.make(
+            name,
+            actions.target_of(name, tool_input, payload.get("cwd") or ""),
+            payload.get("error") or "refused",
+            0,
+            0,
+            now,
+        )
         act["refused"] = True
     act.pop("result", None)
     act.pop("size", None)

@@ -199,9 +199,15 @@ def _spawn(home: str) -> None:
     log = open_log(home)
     try:
         # A session of its own: Claude Code neither waits for it nor ends it with the hook.
-        subprocess.Popen([sys.executable, "-I", "-c", "from metacog.server import serve; serve()"],
-                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log, cwd="/",
-                         start_new_session=True, close_fds=True)
+        subprocess.Popen(
+            [sys.executable, "-I", "-c", "from metacog.server import serve; serve()"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            cwd="/",
+            start_new_session=True,
+            close_fds=True,
+        )
     finally:
         os.close(log)
 

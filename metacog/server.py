@@ -49,11 +49,19 @@ def serve(home: str = "") -> None:
     # (the path may also be one test's symlink to a runtime shared by many).
     here = os.open(home, os.O_RDONLY | os.O_DIRECTORY)
     resident.reclaim(os.path.join(home, "pid"))
-    fsutil.atomic_write(os.path.join(home, "pid"), f"{os.getpid()}\n")  # before the socket: `stop` finds it
+    fsutil.atomic_write(
+        os.path.join(home, "pid"), f"{os.getpid()}\n"
+    )  # before the socket: `stop` finds it
     os.chdir(here)  # bind a relative name: socket paths are limited to about 104 bytes
-    fresh = protocol.SOCKET + ".new"  # bound and listening before it takes the name: no refused connects
-    resident.reclaim(fresh, kind=-1)  # a previous process's leftover, whatever it is: the lock says it is gone
-    resident.reclaim(protocol.SOCKET, kind=stat.S_IFSOCK)  # a folder there: the name could never be taken
+    fresh = (
+        protocol.SOCKET + ".new"
+    )  # bound and listening before it takes the name: no refused connects
+    resident.reclaim(
+        fresh, kind=-1
+    )  # a previous process's leftover, whatever it is: the lock says it is gone
+    resident.reclaim(
+        protocol.SOCKET, kind=stat.S_IFSOCK
+    )  # a folder there: the name could never be taken
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     old_umask = os.umask(0o177)
     try:
@@ -209,15 +217,15 @@ def parse(request: bytes) -> tuple[dict[str, str], bytes] | None:
     head = len(protocol.MAGIC) + 4
     if len(request) < head or not request.startswith(protocol.MAGIC):
         return None
-    size = int.from_bytes(request[len(protocol.MAGIC):head], "big")
+    size = int.from_bytes(request[len(protocol.MAGIC) : head], "big")
     if size > protocol.ENV_CAP or len(request) < head + size:
         return None
     env = {}
-    for entry in request[head:head + size].split(b"\0"):
+    for entry in request[head : head + size].split(b"\0"):
         name, sep, value = entry.partition(b"=")
         if sep and name:
             env[os.fsdecode(name)] = os.fsdecode(value)
-    return env, request[head + size:]
+    return env, request[head + size :]
 
 
 def _adopt(env: dict[str, str]) -> None:

@@ -50,7 +50,8 @@ _VOLATILE = re.compile(
     r"|(?P<dur>\d+(?:\.\d+)? ?(?:ms|s|sec|seconds|µs|μs|us|ns|m)(?!\w))"  # micro sign and Greek mu
     rf"|(?P<hex>{_HEX}{{12,}}(?!\w))"
     # "thread 12:00:01" is a time, not a thread number.
-    rf"|(?P<n>(?ai:pid|process|thread))(?:[ =:#]+(?!{_ISO_HEAD}|\d\d:\d\d:\d\d(?!\w)))?\d+(?!\w))")
+    rf"|(?P<n>(?ai:pid|process|thread))(?:[ =:#]+(?!{_ISO_HEAD}|\d\d:\d\d:\d\d(?!\w)))?\d+(?!\w))"
+)
 
 # Each is matched once per line from its start (`match`), or searched for words that
 # fail in a constant (`_ERROR_WORD`); each loop is a run that one character ends, and
@@ -59,14 +60,18 @@ _EXIT = re.compile(r"(?ai:exit code )(\d*)")
 _FRAME = re.compile(r'\s*File "([^"]+)", line (\d+)')
 _NOISE = re.compile(  # on the lowered, stripped line
     r"traceback \(most recent call last\):\Z|during handling of the above|the above exception was the direct cause"
-    r"|npm err! a complete log|command failed|exit code \d+\Z|\^+\Z|~+\Z")
+    r"|npm err! a complete log|command failed|exit code \d+\Z|\^+\Z|~+\Z"
+)
 _TEST_FAILURE = re.compile(r"--- FAIL:|(?:FAILED|ERROR|FAIL|not ok)(?!\w)")  # pytest, go, TAP
 # `(=+|-+|_+)[^=_-]*(=+|-+|_+)$` backs off one run into the other, quadratic on a line
 # of 20,000 "=": here the first run is whole (`(?!=)`) and one run alone is its own case.
 _BANNER = re.compile(  # on the lowered, stripped line
     r"(?:==+|--+|__+)\Z|(?:=+(?!=)|-+(?!-)|_+(?!_))[^=_-]*(?:=+|-+|_+)\Z"
-    r"|(?:platform|rootdir|plugins|cachedir|collecting|collected) ")
-_ERROR_WORD = re.compile("error|exception|fail|fatal|panic|denied|not found|no such|cannot|undefined|invalid")
+    r"|(?:platform|rootdir|plugins|cachedir|collecting|collected) "
+)
+_ERROR_WORD = re.compile(
+    "error|exception|fail|fatal|panic|denied|not found|no such|cannot|undefined|invalid"
+)
 
 
 def _tag(m: re.Match[str]) -> str:

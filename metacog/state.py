@@ -41,13 +41,29 @@ def path_for(state_dir: str, session_id: str) -> str:
 
 
 def new_window(now: float) -> dict:
-    return {"actions": [], "calls": 0, "errors": 0, "started": now,
-            "prompt_at": now, "prompt_calls": 0, "senses": {}}
+    return {
+        "actions": [],
+        "calls": 0,
+        "errors": 0,
+        "started": now,
+        "prompt_at": now,
+        "prompt_calls": 0,
+        "senses": {},
+    }
 
 
 def new_state(session_id: str, now: float) -> dict:
-    return {"v": SCHEMA, "id": session_id, "started": now, "updated": now, "calls": 0,
-            "errors": 0, "windows": {MAIN: new_window(now)}, "fired": {}, "cwd": ""}
+    return {
+        "v": SCHEMA,
+        "id": session_id,
+        "started": now,
+        "updated": now,
+        "calls": 0,
+        "errors": 0,
+        "windows": {MAIN: new_window(now)},
+        "fired": {},
+        "cwd": "",
+    }
 
 
 def load(path: str, session_id: str, now: float) -> dict:
@@ -55,10 +71,17 @@ def load(path: str, session_id: str, now: float) -> dict:
         state = read_json(path, STATE_CAP)
     except FileNotFoundError:
         return new_state(session_id, now)
-    except (OSError, ValueError):  # whatever is there instead: cut short, not JSON, a FIFO, a folder
+    except (
+        OSError,
+        ValueError,
+    ):  # whatever is there instead: cut short, not JSON, a FIFO, a folder
         _quarantine(path)
         return new_state(session_id, now)
-    if not isinstance(state, dict) or state.get("v") != SCHEMA or not isinstance(state.get("windows"), dict):
+    if (
+        not isinstance(state, dict)
+        or state.get("v") != SCHEMA
+        or not isinstance(state.get("windows"), dict)
+    ):
         _quarantine(path)
         return new_state(session_id, now)
     return state
@@ -76,7 +99,9 @@ def window(state: dict, agent: str, now: float) -> dict:
     if not isinstance(win, dict):
         win = windows[key] = new_window(now)
         if len(windows) > MAX_WINDOWS:
-            oldest = min((k for k in windows if k != MAIN), key=lambda k: windows[k].get("started", 0))
+            oldest = min(
+                (k for k in windows if k != MAIN), key=lambda k: windows[k].get("started", 0)
+            )
             del windows[oldest]
     return win
 
@@ -151,8 +176,16 @@ def collect_garbage(state_dir: str, now: float) -> int:
         ensure_dir(folder)
         touch(stamp)
         with os.scandir(folder) as entries:
-            found = [(e.name, e.stat(follow_symlinks=False).st_mtime, e.is_file(follow_symlinks=False),
-                      e.is_dir(follow_symlinks=False)) for e in entries if not e.name.startswith(".")]
+            found = [
+                (
+                    e.name,
+                    e.stat(follow_symlinks=False).st_mtime,
+                    e.is_file(follow_symlinks=False),
+                    e.is_dir(follow_symlinks=False),
+                )
+                for e in entries
+                if not e.name.startswith(".")
+            ]
         names = {name: mtime for name, mtime, regular, _ in found if regular}
         # What was set aside in a file's place (a folder, a FIFO, a link) goes after as long.
         for name, mtime, regular, is_dir in found:
@@ -186,8 +219,11 @@ def _collect_caches(state_dir: str, now: float) -> int:
     removed = 0
     with os.scandir(state_dir) as entries:
         for entry in entries:
-            if (entry.name.startswith("config-cache-") and entry.is_file(follow_symlinks=False)
-                    and now - entry.stat(follow_symlinks=False).st_mtime > GC_AGE_S):
+            if (
+                entry.name.startswith("config-cache-")
+                and entry.is_file(follow_symlinks=False)
+                and now - entry.stat(follow_symlinks=False).st_mtime > GC_AGE_S
+            ):
                 os.unlink(entry.path)
                 removed += 1
     return removed

@@ -29,10 +29,15 @@ LINE_CAP = 400  # characters of one line looked at (a problem keeps PROBLEM_CAP 
 
 # A diagnostic names its place first: `path/file.ext:12:3: message`, `file.py:4 - error: …`.
 _PLACED = re.compile(r"^\s*\S*\.\w+:\d+(?::\d+)?(?::|\s+-)\s*\S")
-_WORDS = re.compile(r"error|exception|fail|fatal|panic|denied|not found|no such|cannot|can't|couldn't|"
-                    r"undefined|invalid|unknown|missing|refused|forbidden|unauthori[sz]ed|timed? ?out|"
-                    r"not (?:defined|allowed|permitted|a |an )|(?:http|status|code)[ /:]*[45]\d\d\b", re.I)
-_LOG = re.compile(r"(?:time=\S+ |\[?\d{4}-\d\d-\d\d[T ][\d:.,]+\S*\]? |\d\d:\d\d:\d\d\S* )?(?:level=\w+|\[?(?:ERROR|WARN|INFO|DEBUG)\]?) ")
+_WORDS = re.compile(
+    r"error|exception|fail|fatal|panic|denied|not found|no such|cannot|can't|couldn't|"
+    r"undefined|invalid|unknown|missing|refused|forbidden|unauthori[sz]ed|timed? ?out|"
+    r"not (?:defined|allowed|permitted|a |an )|(?:http|status|code)[ /:]*[45]\d\d\b",
+    re.I,
+)
+_LOG = re.compile(
+    r"(?:time=\S+ |\[?\d{4}-\d\d-\d\d[T ][\d:.,]+\S*\]? |\d\d:\d\d:\d\d\S* )?(?:level=\w+|\[?(?:ERROR|WARN|INFO|DEBUG)\]?) "
+)
 # A path's words are not the line's: `ok  example.com/internal/errors (cached)` says nothing failed.
 _PATHS = re.compile(r"\S*/\S*")
 # Lines that are the same whatever failed: banners, summaries, exit statuses, log pointers.
@@ -51,7 +56,9 @@ _BANNER = re.compile(
     r"|ok\s+\S+.*|(?:--- )?pass\b.*"  # a package or test that passed (go test)
     r"|during handling of the above exception.*|the above exception was the direct cause.*"
     r"|.* failed with exit code \d+|the following .* failed.*|(?:level=)?warn(?:ing)?\b.*|\(!\).*|note:.*|hint:.*|help:.*|see .* for (?:more|details).*"
-    r"|\* \w+: \d+|\d+ issues?:|run '.*' (?:for|to see).*)$", re.I)
+    r"|\* \w+: \d+|\d+ issues?:|run '.*' (?:for|to see).*)$",
+    re.I,
+)
 
 
 # The failing test is the problem a test run names, whatever its traceback says.
@@ -61,8 +68,10 @@ _FRAME = re.compile(r'^File "([^"]+)", line (\d+)')
 # problem. The same test failing with another message each run is progress (LABELS.md).
 _TEST_SAID = re.compile(r"^(?:FAILED|ERROR) (\S+) - (.+)$")
 # A failing test's name alone (a section header) says nothing of what is wrong.
-_TEST_NAME = re.compile(r"^(?:_{3,} \S.*\S _{3,}|(?:FAILED|ERROR) \S+|\S+::\S+ (?:FAILED|ERROR)\b.*"
-                        r"|--- FAIL: \S+.*|● .+)$")
+_TEST_NAME = re.compile(
+    r"^(?:_{3,} \S.*\S _{3,}|(?:FAILED|ERROR) \S+|\S+::\S+ (?:FAILED|ERROR)\b.*"
+    r"|--- FAIL: \S+.*|● .+)$"
+)
 
 
 def problems(error: str) -> list[list]:
@@ -76,7 +85,7 @@ def problems(error: str) -> list[list]:
     rest is banner, a test's name alone, source quoted as context, or carets.
     """
     if len(error) > SCAN_CAP:
-        error = error[:SCAN_CAP // 2] + "\n" + error[-SCAN_CAP // 2:]
+        error = error[: SCAN_CAP // 2] + "\n" + error[-SCAN_CAP // 2 :]
     error = error.replace("<tool_use_error>", "").replace("</tool_use_error>", "")
     tests, placed, flagged, logged = [], [], [], []
     frame = ""
@@ -93,15 +102,23 @@ def problems(error: str) -> list[list]:
             continue
         elif _PLACED.match(bare):
             placed.append(bare)
-        elif line[:1] not in (" ", "\t") and (line.startswith("E   ") or _WORDS.search(_PATHS.sub(" ", bare[:WORD_REACH]))):
+        elif line[:1] not in (" ", "\t") and (
+            line.startswith("E   ") or _WORDS.search(_PATHS.sub(" ", bare[:WORD_REACH]))
+        ):
             # A log record (`time=… level=ERROR msg=…`) is what the program under test said,
             # often on purpose: a problem only when nothing else names one.
-            (logged if _LOG.match(bare) else flagged).append(bare + frame)  # an exception, at its innermost frame
+            (logged if _LOG.match(bare) else flagged).append(
+                bare + frame
+            )  # an exception, at its innermost frame
             frame = ""
     out: dict[str, list] = {}
     for bare in tests or flagged + placed or logged:  # a tool that did not run at all first
-        said = clean(bare[:PROBLEM_CAP * 4])
-        sort = said[:PROBLEM_CAP] if bare.startswith("test ") else kind(said)[:PROBLEM_CAP].strip(" -:@")
+        said = clean(bare[: PROBLEM_CAP * 4])
+        sort = (
+            said[:PROBLEM_CAP]
+            if bare.startswith("test ")
+            else kind(said)[:PROBLEM_CAP].strip(" -:@")
+        )
         if sort in out:
             out[sort][2] += 1
         elif len(sort) >= 4 and len(out) < PROBLEMS_CAP and not _BANNER.match(sort):
@@ -117,37 +134,73 @@ def is_banner(line: str) -> bool:
 
 # Claude Code's own refusals and the permission system: (pattern, mistake, what to say).
 MISTAKES = (
-    (re.compile(r"file has not been read yet", re.I), "edit-before-read",
-     "an Edit or Write of a file not Read first"),
-    (re.compile(r"string to replace not found", re.I), "old-string-mismatch",
-     "an Edit whose old_string is not in the file (copy it from a fresh Read, whitespace included)"),
+    (
+        re.compile(r"file has not been read yet", re.I),
+        "edit-before-read",
+        "an Edit or Write of a file not Read first",
+    ),
+    (
+        re.compile(r"string to replace not found", re.I),
+        "old-string-mismatch",
+        "an Edit whose old_string is not in the file (copy it from a fresh Read, whitespace included)",
+    ),
     # Names its own fix (more context, or replace_all) and is fixed in the next call: part of
     # a streak of failed edits on one file (Nociception), never a habit of its own.
-    (re.compile(r"found \d+ matches of the string to replace", re.I), "ambiguous-old-string",
-     "an Edit whose old_string matches more than once"),
-    (re.compile(r"file has been modified since read", re.I), "stale-read",
-     "an Edit of a file changed since it was Read"),
-    (re.compile(r"no such tool available", re.I), "no-such-tool", "a call to a tool that is not available"),
-    (re.compile(r"requires approval|haven't granted it yet|was blocked\. for security|"
-                r"permission to use .* has been denied", re.I), "blocked",
-     "a call the session's permissions do not allow"),
-    (re.compile(r"blocked by (?:a |the )?hook|hook .*\bblocked\b", re.I), "hook-blocked",
-     "a call a hook blocks"),
-    (re.compile(r"old_string and new_string are exactly the same", re.I), "no-op-edit",
-     "an Edit that changes nothing"),
+    (
+        re.compile(r"found \d+ matches of the string to replace", re.I),
+        "ambiguous-old-string",
+        "an Edit whose old_string matches more than once",
+    ),
+    (
+        re.compile(r"file has been modified since read", re.I),
+        "stale-read",
+        "an Edit of a file changed since it was Read",
+    ),
+    (
+        re.compile(r"no such tool available", re.I),
+        "no-such-tool",
+        "a call to a tool that is not available",
+    ),
+    (
+        re.compile(
+            r"requires approval|haven't granted it yet|was blocked\. for security|"
+            r"permission to use .* has been denied",
+            re.I,
+        ),
+        "blocked",
+        "a call the session's permissions do not allow",
+    ),
+    (
+        re.compile(r"blocked by (?:a |the )?hook|hook .*\bblocked\b", re.I),
+        "hook-blocked",
+        "a call a hook blocks",
+    ),
+    (
+        re.compile(r"old_string and new_string are exactly the same", re.I),
+        "no-op-edit",
+        "an Edit that changes nothing",
+    ),
     # The shell's and coreutils' own words, at the margin ("cat: x: No such file or directory",
     # "(eval):cd:1: no such file…", pytest's "ERROR: file or directory not found: …"); a
     # compiler's "package x does not exist" is a problem line, not the working directory.
-    (re.compile(r"^(?:\(eval\)|(?:(?:/\S*/)?(?:ba|z|da)?sh|cd|ls|cat|cp|mv|rm|grep|rg|head|tail|sed|awk|wc|stat|"
-                r"touch|chmod|source|find|du|diff|tar|error)\b)[^\n]{0,200}?(?:no such file or directory|"
-                r"file or directory not found|cannot access)", re.I | re.M), "missing-path",
-     "a path that does not exist from the working directory (check `pwd`; prefer absolute paths)"),
+    (
+        re.compile(
+            r"^(?:\(eval\)|(?:(?:/\S*/)?(?:ba|z|da)?sh|cd|ls|cat|cp|mv|rm|grep|rg|head|tail|sed|awk|wc|stat|"
+            r"touch|chmod|source|find|du|diff|tar|error)\b)[^\n]{0,200}?(?:no such file or directory|"
+            r"file or directory not found|cannot access)",
+            re.I | re.M,
+        ),
+        "missing-path",
+        "a path that does not exist from the working directory (check `pwd`; prefer absolute paths)",
+    ),
 )
 _WHAT = {name: what for _, name, what in MISTAKES}
 NOT_HABITS = frozenset(("ambiguous-old-string",))
 EDIT_MISMATCH = frozenset(("old-string-mismatch", "ambiguous-old-string"))
 SHELL_ONLY = frozenset(("missing-path",))
-WITH_PROBLEMS = frozenset(("missing-path",))  # the error's own lines still say which problem it is  # a Read of a missing file is exploring; a shell's, the wrong cwd
+WITH_PROBLEMS = frozenset(
+    ("missing-path",)
+)  # the error's own lines still say which problem it is  # a Read of a missing file is exploring; a shell's, the wrong cwd
 
 
 def mistake(tool: str, error: str) -> str:

@@ -37,7 +37,11 @@ def content_text(content: object, sep: str = " ") -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return sep.join(b.get("text", "") for b in content if isinstance(b, dict) and isinstance(b.get("text"), str))
+        return sep.join(
+            b.get("text", "")
+            for b in content
+            if isinstance(b, dict) and isinstance(b.get("text"), str)
+        )
     return ""
 
 
@@ -72,7 +76,12 @@ def read_new(path: str, cursor: dict) -> Reading:
         st = os.fstat(fd)
         size = st.st_size
         offset = cursor.get("offset")
-        if not isinstance(offset, int) or offset < 0 or offset > size or cursor.get("ino") != st.st_ino:
+        if (
+            not isinstance(offset, int)
+            or offset < 0
+            or offset > size
+            or cursor.get("ino") != st.st_ino
+        ):
             offset = max(0, size - FIRST_LOOK)
             cursor["ino"] = st.st_ino
         if size - offset > READ_CAP:
@@ -150,12 +159,23 @@ def _parse(line: bytes, out: Reading, pending: dict, seen: int) -> None:
             out.model = model if isinstance(model, str) else out.model
         if isinstance(content, list):
             for block in content:
-                if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("id"), str):
+                if (
+                    isinstance(block, dict)
+                    and block.get("type") == "tool_use"
+                    and isinstance(block.get("id"), str)
+                ):
                     tool_input = block.get("input") if isinstance(block.get("input"), dict) else {}
                     # Only what a target needs; never file contents.
-                    slim = {k: v[:TARGET_KEEP] for k, v in tool_input.items()
-                            if k in _TARGET_KEYS and isinstance(v, str)}
-                    pending[block["id"][:80]] = [str(block.get("name", "?"))[:40], slim, seen + out.responses]
+                    slim = {
+                        k: v[:TARGET_KEEP]
+                        for k, v in tool_input.items()
+                        if k in _TARGET_KEYS and isinstance(v, str)
+                    }
+                    pending[block["id"][:80]] = [
+                        str(block.get("name", "?"))[:40],
+                        slim,
+                        seen + out.responses,
+                    ]
                     out.turns[block["id"][:80]] = seen + out.responses
     elif entry.get("type") == "user" and isinstance(content, list):
         for block in content:
@@ -164,11 +184,24 @@ def _parse(line: bytes, out: Reading, pending: dict, seen: int) -> None:
             call = pending.pop(str(block.get("tool_use_id", ""))[:80], None)
             text = content_text(block.get("content"))
             if block.get("is_error") is True and text.lstrip().startswith("<tool_use_error>"):
-                name, tool_input, turn = call if isinstance(call, list) and len(call) == 3 else ("?", {}, 0)
-                out.refused.append((name, tool_input, text[:4000], turn if isinstance(turn, int) else 0))
+                name, tool_input, turn = (
+                    call if isinstance(call, list) and len(call) == 3 else ("?", {}, 0)
+                )
+                out.refused.append(
+                    (name, tool_input, text[:4000], turn if isinstance(turn, int) else 0)
+                )
 
 
-_TARGET_KEYS = ("file_path", "notebook_path", "path", "command", "pattern", "url", "query", "description")
+_TARGET_KEYS = (
+    "file_path",
+    "notebook_path",
+    "path",
+    "command",
+    "pattern",
+    "url",
+    "query",
+    "description",
+)
 
 
 def context_window(model: str, configured: int = 0, env: dict | None = None) -> int:
@@ -184,7 +217,7 @@ def context_window(model: str, configured: int = 0, env: dict | None = None) -> 
         for family in ("opus-", "sonnet-", "haiku-"):
             at = lowered.find(family)
             if at >= 0:
-                major = lowered[at + len(family):].split("-", 1)[0]
+                major = lowered[at + len(family) :].split("-", 1)[0]
                 # 1 or 2 digits: in "claude-3-5-sonnet-20241022" the date is not a version.
                 if major.isdigit() and len(major) <= 2 and int(major) >= 5:
                     window = 1_000_000

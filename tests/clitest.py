@@ -20,7 +20,9 @@ from metacog.cli import app
 ROOT = Path(__file__).resolve().parents[1]
 VERSION = json.loads((ROOT / ".claude-plugin" / "plugin.json").read_text())["version"]
 DAY = 86400.0
-AGO = time.time() - 3 * DAY - 3600  # evidence dated a little over 3 days back: "last active 3 days ago"
+AGO = (
+    time.time() - 3 * DAY - 3600
+)  # evidence dated a little over 3 days back: "last active 3 days ago"
 
 
 def cli(*args: str) -> object:

@@ -16,4 +16,3 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for var in ("XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "METACOG_DISABLE"):
         monkeypatch.delenv(var, raising=False)
     return home
-

@@ -9,13 +9,17 @@ from pathlib import Path
 from metacog import hook, paths
 
 FIXTURES = Path(__file__).parent / "fixtures"
-CAPTURED = [json.loads(line) for line in (FIXTURES / "hook-inputs-2.1.328.jsonl").read_text().splitlines()]
+CAPTURED = [
+    json.loads(line) for line in (FIXTURES / "hook-inputs-2.1.328.jsonl").read_text().splitlines()
+]
 
 
 def captured(event: str, tool: str | None = None, **changes: object) -> dict:
     """A deep copy of the first captured payload of that event (and tool), with changes."""
     for payload in CAPTURED:
-        if payload["hook_event_name"] == event and (tool is None or payload.get("tool_name") == tool):
+        if payload["hook_event_name"] == event and (
+            tool is None or payload.get("tool_name") == tool
+        ):
             out = copy.deepcopy(payload)
             out.update(changes)
             return out
@@ -36,16 +40,31 @@ def agent_text(reply: dict | None) -> str:
 
 # Real-shaped tool calls built from the captured payloads, for the senses' tests.
 
+
 def bash(command: str, stdout: str = "ok", stderr: str = "", **extra: object) -> dict:
-    payload = captured("PostToolUse", "Bash", tool_input={"command": command, "description": "x"},
-                       tool_response={"stdout": stdout, "stderr": stderr, "interrupted": False, "isImage": False,
-                                      "noOutputExpected": False})
+    payload = captured(
+        "PostToolUse",
+        "Bash",
+        tool_input={"command": command, "description": "x"},
+        tool_response={
+            "stdout": stdout,
+            "stderr": stderr,
+            "interrupted": False,
+            "isImage": False,
+            "noOutputExpected": False,
+        },
+    )
     payload.update(extra)
     return payload
 
 
 def failed(command: str, error: str) -> dict:
-    return captured("PostToolUseFailure", "Bash", error=error, tool_input={"command": command, "description": "x"})
+    return captured(
+        "PostToolUseFailure",
+        "Bash",
+        error=error,
+        tool_input={"command": command, "description": "x"},
+    )
 
 
 def read(path: str, content: str = "x = 1\n", **extra: object) -> dict:

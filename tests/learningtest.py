@@ -42,7 +42,9 @@ def state_dir() -> str:
     return paths.state_dir()
 
 
-def write_session(sid: str, root: str, last_ts: float, updated: float | None = None, **fields: object) -> None:
+def write_session(
+    sid: str, root: str, last_ts: float, updated: float | None = None, **fields: object
+) -> None:
     """A session state as the hook leaves it: root, cwd, summary (fields over summary.new())."""
     st = state.new_state(sid, last_ts)
     st["root"], st["cwd"] = root, root

@@ -16,13 +16,26 @@ VERSION = json.loads((ROOT / ".claude-plugin" / "plugin.json").read_text())["ver
 
 
 def bootstrap(data: Path, index: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PIP_INDEX_URL": index, "PIP_CONFIG_FILE": os.devnull, "PIP_NO_CACHE_DIR": "1"}
+    env = {
+        **os.environ,
+        "PIP_INDEX_URL": index,
+        "PIP_CONFIG_FILE": os.devnull,
+        "PIP_NO_CACHE_DIR": "1",
+    }
     env.pop("VIRTUAL_ENV", None)
-    return subprocess.run([sys.executable, str(ROOT / "hooks" / "bootstrap.py"), str(data), VERSION],
-                          capture_output=True, text=True, env=env, timeout=240, check=False)
+    return subprocess.run(
+        [sys.executable, str(ROOT / "hooks" / "bootstrap.py"), str(data), VERSION],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=240,
+        check=False,
+    )
 
 
-def test_an_unreachable_index_is_said_once_logged_and_retried_when_it_answers(tmp_path: Path) -> None:
+def test_an_unreachable_index_is_said_once_logged_and_retried_when_it_answers(
+    tmp_path: Path,
+) -> None:
     data = tmp_path / "data"
     closed = socket.socket()
     closed.bind(("127.0.0.1", 0))
@@ -47,16 +60,26 @@ def test_an_unreachable_index_is_said_once_logged_and_retried_when_it_answers(tm
     assert "It retries when the package index answers" in line and "bootstrap.log" in line
     # The session's start says it to the person once: run.sh prints the line Claude Code reads
     # as the hook's reply, then forgets it (the index still refuses: bootstrap does not retry).
-    env = {"CLAUDE_PLUGIN_DATA": str(data), "HOME": str(tmp_path), "PATH": os.environ["PATH"],
-           "PIP_INDEX_URL": f"http://127.0.0.1:{port}/simple", "PIP_CONFIG_FILE": os.devnull}
+    env = {
+        "CLAUDE_PLUGIN_DATA": str(data),
+        "HOME": str(tmp_path),
+        "PATH": os.environ["PATH"],
+        "PIP_INDEX_URL": f"http://127.0.0.1:{port}/simple",
+        "PIP_CONFIG_FILE": os.devnull,
+    }
     start = ["sh", str(ROOT / "hooks" / "run.sh"), "session-start"]
     said = subprocess.run(start, input=b"{}", capture_output=True, env=env, timeout=120, check=True)
     assert json.loads(said.stdout) == tell and not (base / ".tell").exists()
-    again = subprocess.run(start, input=b"{}", capture_output=True, env=env, timeout=120, check=True)
+    again = subprocess.run(
+        start, input=b"{}", capture_output=True, env=env, timeout=120, check=True
+    )
     assert again.stdout == b""
     # The index still does not answer: no second attempt, nothing said again.
     assert bootstrap(data, f"http://127.0.0.1:{port}/simple").returncode == 1
-    assert json.loads((base / ".failed").read_text())["at"] == failed["at"] and not (base / ".tell").exists()
+    assert (
+        json.loads((base / ".failed").read_text())["at"] == failed["at"]
+        and not (base / ".tell").exists()
+    )
     # Something answers there now: the next session tries again at once (and fails the same way
     # against this server, which speaks no HTTP: the same cause is not said twice).
     with socket.socket() as server:

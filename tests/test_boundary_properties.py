@@ -17,7 +17,9 @@ ROOT = Path(__file__).resolve().parents[1]
 EVENTS = sorted({p["hook_event_name"] for p in CAPTURED} | {"SessionEnd", "SubagentStop"})
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=50),
-    lambda kids: st.lists(kids, max_size=5) | st.dictionaries(st.text(max_size=12), kids, max_size=5),
+    lambda kids: (
+        st.lists(kids, max_size=5) | st.dictionaries(st.text(max_size=12), kids, max_size=5)
+    ),
     max_leaves=20,
 )
 
@@ -31,10 +33,31 @@ def check_reply(out: dict | None) -> None:
         assert isinstance(out["hookSpecificOutput"]["additionalContext"], str)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(event=st.sampled_from(EVENTS), fields=st.dictionaries(
-    st.sampled_from(["session_id", "tool_name", "tool_input", "tool_response", "error", "prompt", "cwd",
-                     "transcript_path", "agent_id", "source", "is_interrupt", "duration_ms"]), json_values))
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    event=st.sampled_from(EVENTS),
+    fields=st.dictionaries(
+        st.sampled_from(
+            [
+                "session_id",
+                "tool_name",
+                "tool_input",
+                "tool_response",
+                "error",
+                "prompt",
+                "cwd",
+                "transcript_path",
+                "agent_id",
+                "source",
+                "is_interrupt",
+                "duration_ms",
+            ]
+        ),
+        json_values,
+    ),
+)
 def test_any_field_of_any_type(event: str, fields: dict) -> None:
     base = next((p for p in CAPTURED if p["hook_event_name"] == event), {"hook_event_name": event})
     check_reply(send({**base, **fields, "hook_event_name": event}))
@@ -54,8 +77,14 @@ def test_arbitrary_json(value: object) -> None:
 
 def run_process(raw: bytes, env: dict) -> subprocess.CompletedProcess:
     code = "import sys; sys.path.insert(0, sys.argv[1]); from metacog.hook import main; main()"
-    return subprocess.run([sys.executable, "-I", "-S", "-c", code, str(ROOT)], input=raw, capture_output=True,
-                          env=env, timeout=60, check=False)
+    return subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code, str(ROOT)],
+        input=raw,
+        capture_output=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
 
 
 @pytest.mark.parametrize("kind", ["30MB", "deep", "deep-object", "binary"])
@@ -65,7 +94,12 @@ def test_huge_and_deep_payloads_in_a_real_process(kind: str, isolated_home: Path
         payload["tool_response"] = {"stdout": "x" * 30_000_000, "stderr": ""}
         raw = json.dumps(payload).encode()
     elif kind == "deep":
-        raw = b'{"hook_event_name": "PostToolUse", "session_id": "s", "tool_input": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+        raw = (
+            b'{"hook_event_name": "PostToolUse", "session_id": "s", "tool_input": '
+            + b"[" * 100_000
+            + b"]" * 100_000
+            + b"}"
+        )
     elif kind == "deep-object":
         raw = b'{"a":' * 100_000 + b"1" + b"}" * 100_000
     else:
@@ -80,6 +114,8 @@ def test_huge_and_deep_payloads_in_a_real_process(kind: str, isolated_home: Path
 def test_unwritable_home_is_silence(home: str) -> None:
     # /proc and a path under a device refuse every write, even to root (who ignores chmod).
     env = {**os.environ, "METACOG_HOME": home}
-    fail = json.dumps(next(p for p in CAPTURED if p["hook_event_name"] == "PostToolUseFailure")).encode()
+    fail = json.dumps(
+        next(p for p in CAPTURED if p["hook_event_name"] == "PostToolUseFailure")
+    ).encode()
     outs = [run_process(fail, env) for _ in range(3)]
     assert [(o.returncode, o.stdout, o.stderr) for o in outs] == [(0, b"", b"")] * 3

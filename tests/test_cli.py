@@ -41,7 +41,11 @@ def hold_error_loop(cwd: Path, session: str, now: float) -> None:
 
 
 def records(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+    return (
+        [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        if path.exists()
+        else []
+    )
 
 
 def rule_ids(path: Path) -> list[str]:
@@ -61,17 +65,20 @@ def test_no_arguments_print_help() -> None:
         assert command in result.stdout
 
 
-@pytest.mark.parametrize("args", [
-    pytest.param(["frobnicate"], id="unknown-command"),
-    pytest.param(["status", "--bogus"], id="unknown-option"),
-    pytest.param(["forget"], id="missing-argument"),
-    pytest.param(["config", "set", "nociception.observe_at"], id="missing-value"),
-    pytest.param(["config", "get", "nope.nothing"], id="unknown-key"),
-    pytest.param(["config", "set", "chronos.minutes", "soon"], id="wrong-type"),
-    pytest.param(["replay", "/nonexistent/transcript.jsonl"], id="missing-file"),
-    pytest.param(["status", "--session", "no-such-session"], id="unknown-session"),
-    pytest.param(["forget", "x", "--scope", "team"], id="bad-scope"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        pytest.param(["frobnicate"], id="unknown-command"),
+        pytest.param(["status", "--bogus"], id="unknown-option"),
+        pytest.param(["forget"], id="missing-argument"),
+        pytest.param(["config", "set", "nociception.observe_at"], id="missing-value"),
+        pytest.param(["config", "get", "nope.nothing"], id="unknown-key"),
+        pytest.param(["config", "set", "chronos.minutes", "soon"], id="wrong-type"),
+        pytest.param(["replay", "/nonexistent/transcript.jsonl"], id="missing-file"),
+        pytest.param(["status", "--session", "no-such-session"], id="unknown-session"),
+        pytest.param(["forget", "x", "--scope", "team"], id="bad-scope"),
+    ],
+)
 def test_wrong_arguments_are_one_line_with_a_hint(args: list[str], project: Path) -> None:
     line = one_line_error(cli(*args))
     assert len(line) < 400
@@ -82,8 +89,9 @@ def test_usage_errors_name_the_help_to_read() -> None:
     assert "--bogus" in line and "`metacog status --help`" in line
 
 
-def test_an_unexpected_failure_is_one_line_and_logged(project: Path, monkeypatch: pytest.MonkeyPatch,
-                                                      isolated_home: Path) -> None:
+def test_an_unexpected_failure_is_one_line_and_logged(
+    project: Path, monkeypatch: pytest.MonkeyPatch, isolated_home: Path
+) -> None:
     from metacog.cli import status
 
     def broken(*args: object, **kwargs: object) -> dict:
@@ -93,12 +101,21 @@ def test_an_unexpected_failure_is_one_line_and_logged(project: Path, monkeypatch
     line = one_line_error(cli("status"), code=1)
     assert "internal error: RuntimeError: the disk said no" in line and "please report it" in line
     log = (isolated_home / "state" / "metacog.log").read_text()
-    assert "cli failed: metacog status: Traceback" in log and "RuntimeError: the disk said no" in log
+    assert (
+        "cli failed: metacog status: Traceback" in log and "RuntimeError: the disk said no" in log
+    )
 
 
 def run_module(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "metacog", *args], cwd=cwd, env=env, check=False,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "metacog", *args],
+        cwd=cwd,
+        env=env,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 @pytest.fixture
@@ -132,8 +149,14 @@ def test_the_hook_never_imports_the_cli(child_env: dict[str, str]) -> None:
         "print(json.dumps(sorted(sys.modules)))\n"
     )
     fixture = ROOT / "tests" / "fixtures" / "hook-inputs-2.1.328.jsonl"
-    out = subprocess.run([sys.executable, "-c", code, str(fixture)], env=child_env, capture_output=True,
-                         text=True, check=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(fixture)],
+        env=child_env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
     loaded = set(json.loads(out.stdout.splitlines()[-1]))
     assert "metacog.hook" in loaded and "metacog.events" in loaded
     assert not loaded & {"typer", "click", "rich", "pydantic", "metacog.cli"}
@@ -166,10 +189,24 @@ def test_status_reports_the_session_and_each_sense(project: Path) -> None:
     held = records(store_of(project))[-1]
     assert (held["type"], held["rule"]) == ("suppression", "error-loop")
     [rule] = report["rules"]
-    assert list(rule)[:7] == ["id", "lesson", "scope", "detections", "suppressions", "confidence", "last_active"]
+    assert list(rule)[:7] == [
+        "id",
+        "lesson",
+        "scope",
+        "detections",
+        "suppressions",
+        "confidence",
+        "last_active",
+    ]
     assert {key: rule[key] for key in list(rule)[:7]} == {
-        "id": "error-loop", "lesson": RULES["error-loop"], "scope": "project", "detections": 4,
-        "suppressions": 1, "confidence": pytest.approx(5 / 7, abs=1e-4), "last_active": held["at"]}
+        "id": "error-loop",
+        "lesson": RULES["error-loop"],
+        "scope": "project",
+        "detections": 4,
+        "suppressions": 1,
+        "confidence": pytest.approx(5 / 7, abs=1e-4),
+        "last_active": held["at"],
+    }
 
     text = cli("status").stdout
     assert f"Project {project}\nSession sess-a (this project's latest), updated" in text
@@ -180,7 +217,9 @@ def test_status_reports_the_session_and_each_sense(project: Path) -> None:
     assert f"      {RULES['error-loop']}" in text
 
 
-def test_status_shows_this_projects_rules_and_the_global_ones(project: Path, tmp_path: Path) -> None:
+def test_status_shows_this_projects_rules_and_the_global_ones(
+    project: Path, tmp_path: Path
+) -> None:
     elsewhere, third = tmp_path / "elsewhere", tmp_path / "third"
     for root in (elsewhere, third):
         (root / ".git").mkdir(parents=True)
@@ -204,7 +243,9 @@ def test_status_prefers_this_projects_latest_session(project: Path, tmp_path: Pa
     assert json.loads(cli("status", "--json").stdout)["session"]["id"] == "ours-new"
 
 
-def test_status_names_the_latest_session_elsewhere_but_shows_this_project(project: Path, tmp_path: Path) -> None:
+def test_status_names_the_latest_session_elsewhere_but_shows_this_project(
+    project: Path, tmp_path: Path
+) -> None:
     """Run from a folder without sessions (/tmp), status once showed another project's session
     beside this folder's "no rules learned yet": one project throughout, the other one named."""
     other = tmp_path / "elsewhere"
@@ -212,11 +253,19 @@ def test_status_names_the_latest_session_elsewhere_but_shows_this_project(projec
     fail_in(other, 1, "older", now=1000)
     fail_in(other, 1, "newer", now=2000)
     report = json.loads(cli("status", "--json").stdout)
-    assert (report["project"], report["session"], report["chosen"]) == (str(project), None, "elsewhere")
-    assert report["latest_elsewhere"]["id"] == "newer" and report["latest_elsewhere"]["root"] == str(other)
+    assert (report["project"], report["session"], report["chosen"]) == (
+        str(project),
+        None,
+        "elsewhere",
+    )
+    assert report["latest_elsewhere"]["id"] == "newer" and report["latest_elsewhere"][
+        "root"
+    ] == str(other)
     lines = cli("status").stdout.splitlines()
     assert lines[0] == f"Project {project}"
-    assert lines[1].startswith(f"No session of this project recorded yet; the latest, newer, ran in {other} (")
+    assert lines[1].startswith(
+        f"No session of this project recorded yet; the latest, newer, ran in {other} ("
+    )
     assert lines[1].endswith("`metacog status --session newer` shows it)")
 
 
@@ -224,7 +273,11 @@ def test_status_skips_the_empty_session_a_slash_command_opens(project: Path, mon
     """`/metacog status` as a session's first prompt makes that session the newest, with no
     call: the person means the one before. Inside Claude Code, hints name the slash command."""
     fail_in(project, 2, "worked", now=time.time() - 120)
-    send(captured("UserPromptSubmit", session_id="just-opened", cwd=str(project), prompt="/metacog status"))
+    send(
+        captured(
+            "UserPromptSubmit", session_id="just-opened", cwd=str(project), prompt="/metacog status"
+        )
+    )
     assert json.loads(cli("status", "--json").stdout)["session"]["id"] == "worked"
     monkeypatch.setenv("CLAUDE_PLUGIN_ROOT", "/plugin")
     monkeypatch.setenv("CLAUDE_PLUGIN_DATA", "/plugin-data")
@@ -239,7 +292,10 @@ def test_status_skips_the_empty_session_a_slash_command_opens(project: Path, mon
 def test_status_of_a_named_session_or_a_unique_prefix(project: Path) -> None:
     fail_in(project, 1, "alpha-1", now=1000)
     fail_in(project, 2, "beta-22", now=2000)
-    assert json.loads(cli("status", "--session", "alpha-1", "--json").stdout)["session"]["id"] == "alpha-1"
+    assert (
+        json.loads(cli("status", "--session", "alpha-1", "--json").stdout)["session"]["id"]
+        == "alpha-1"
+    )
     assert json.loads(cli("status", "-s", "alph", "--json").stdout)["session"]["id"] == "alpha-1"
     line = one_line_error(cli("status", "--session", "alpha-2"))
     assert "closest: alpha-1" in line
@@ -248,8 +304,17 @@ def test_status_of_a_named_session_or_a_unique_prefix(project: Path) -> None:
 def test_status_counts_prompts_and_subagents(project: Path) -> None:
     send(captured("UserPromptSubmit", cwd=str(project), session_id="s"), now=1000)
     succeed_in(project, "s", now=1001)
-    send(captured("PostToolUse", "Read", cwd=str(project), session_id="s", agent_id="a1",
-                  agent_type="Explore"), now=1002)
+    send(
+        captured(
+            "PostToolUse",
+            "Read",
+            cwd=str(project),
+            session_id="s",
+            agent_id="a1",
+            agent_type="Explore",
+        ),
+        now=1002,
+    )
     session = json.loads(cli("status", "--json").stdout)["session"]
     assert (session["prompts"], session["subagents"], session["tool_calls"]) == (1, 1, 2)
 
@@ -262,7 +327,9 @@ def test_a_disabled_sense_reads_off(project: Path) -> None:
     assert "nociception  off" in cli("status").stdout
 
 
-def test_one_broken_sense_does_not_hide_the_others(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_one_broken_sense_does_not_hide_the_others(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from metacog.senses import vestibular
 
     def broken(win: dict, ctx: object) -> str:
@@ -292,8 +359,10 @@ def test_a_folder_in_place_of_the_store_is_one_line(project: Path) -> None:
     result = cli("status")
     assert (result.exit_code, result.stderr) == (0, "")
     assert "3 similar errors in a row" in result.stdout
-    assert result.stdout.endswith(f"Rules: none learned yet\n  not all evidence was read: project store {path} "
-                                  "not read: not a regular file (`metacog doctor` says what to do)\n")
+    assert result.stdout.endswith(
+        f"Rules: none learned yet\n  not all evidence was read: project store {path} "
+        "not read: not a regular file (`metacog doctor` says what to do)\n"
+    )
     report = json.loads(cli("status", "--json").stdout)
     assert report["unread_stores"] == [f"project store {path} not read: not a regular file"]
     assert report["rules"] == [] and "rules_unavailable" not in report
@@ -307,13 +376,17 @@ def test_garbage_in_a_store_is_skipped_and_counted(project: Path) -> None:
         fh.write(b'{"v":1,"type":"detection","rule":"error-loop","at":"yesterday"}\n')
     result = cli("status")
     assert result.exit_code == 0
-    assert f"  not all evidence was read: project store {path}: 2 unreadable line(s) skipped" in result.stdout
+    assert (
+        f"  not all evidence was read: project store {path}: 2 unreadable line(s) skipped"
+        in result.stdout
+    )
     [rule] = json.loads(cli("status", "--json").stdout)["rules"]
     assert (rule["id"], rule["detections"]) == ("error-loop", 2)
 
 
-def test_rules_that_fail_to_load_do_not_hide_the_session(project: Path, monkeypatch: pytest.MonkeyPatch,
-                                                          isolated_home: Path) -> None:
+def test_rules_that_fail_to_load_do_not_hide_the_session(
+    project: Path, monkeypatch: pytest.MonkeyPatch, isolated_home: Path
+) -> None:
     learn_error_loop(project, 1)
     fail_in(project, 3, "s", now=time.time() - 60)
 
@@ -329,13 +402,17 @@ def test_rules_that_fail_to_load_do_not_hide_the_session(project: Path, monkeypa
     assert "Rules: not available: reading them failed: OSError: store unreadable" in result.stdout
     assert "learning.rules" in (isolated_home / "state" / "metacog.log").read_text()
     report = json.loads(cli("status", "--json").stdout)
-    assert report["rules"] == [] and report["rules_unavailable"].startswith("reading them failed: OSError")
+    assert report["rules"] == [] and report["rules_unavailable"].startswith(
+        "reading them failed: OSError"
+    )
 
 
 # ------------------------------------------------------------------------ forget
 def prompt(cwd: Path, session: str) -> str:
     """The digest the first prompt of a new session gets."""
-    return agent_text(send(captured("UserPromptSubmit", cwd=str(cwd), session_id=session), now=time.time()))
+    return agent_text(
+        send(captured("UserPromptSubmit", cwd=str(cwd), session_id=session), now=time.time())
+    )
 
 
 def test_forget_erases_a_rule(project: Path) -> None:
@@ -363,13 +440,17 @@ def test_forget_in_one_scope(project: Path, tmp_path: Path) -> None:
     assert rule_ids(global_store) == ["error-loop"] * 2
     done = cli("forget", "error-loop", "--scope", "project")
     assert done.exit_code == 0, done.output
-    assert done.stdout.startswith("Forgot error-loop: 2 records of evidence erased from the project store.")
+    assert done.stdout.startswith(
+        "Forgot error-loop: 2 records of evidence erased from the project store."
+    )
     assert records(store_of(project)) == []
     assert len(records(global_store)) == 2 and len(records(store_of(other))) == 2
     [rule] = json.loads(cli("status", "--json").stdout)["rules"]
     assert (rule["id"], rule["scope"], rule["detections"]) == ("error-loop", "global", 4)
     done = cli("forget", "error-loop", "--scope", "global")
-    assert done.stdout.startswith("Forgot error-loop: 2 records of evidence erased from the global store.")
+    assert done.stdout.startswith(
+        "Forgot error-loop: 2 records of evidence erased from the global store."
+    )
     assert records(global_store) == [] and json.loads(cli("status", "--json").stdout)["rules"] == []
     assert len(records(store_of(other))) == 2  # another project's store is its own
 
@@ -380,14 +461,18 @@ def test_forget_with_no_evidence_in_that_scope(project: Path) -> None:
     assert "no evidence in the global store" in line
     assert rule_ids(store_of(project)) == ["error-loop"]
     line = one_line_error(cli("forget", "task-drift"))
-    assert line.startswith("metacog: rule 'task-drift' has no evidence in any store; nothing was changed")
+    assert line.startswith(
+        "metacog: rule 'task-drift' has no evidence in any store; nothing was changed"
+    )
 
 
 def test_forget_an_unknown_rule_names_the_closest(project: Path) -> None:
     learn_error_loop(project, 1)
     line = one_line_error(cli("forget", "error-lop"), code=2)
-    assert line == ("metacog: unknown rule 'error-lop'; closest: error-loop "
-                    "(`metacog status` lists the rules learned)")
+    assert line == (
+        "metacog: unknown rule 'error-lop'; closest: error-loop "
+        "(`metacog status` lists the rules learned)"
+    )
     line = one_line_error(cli("forget", "zzz"))
     assert line == "metacog: unknown rule 'zzz' (`metacog status` lists the rules learned)"
     assert rule_ids(store_of(project)) == ["error-loop"]
@@ -403,6 +488,10 @@ def test_cleanup_lists_then_removes_metacog_folders_and_keeps_project_files(tmp_
     assert listed.exit_code == 0 and "Would remove" in listed.stdout
     assert all(Path(p).exists() for p in paths.dirs().values())
     done = cli("cleanup", "--yes")
-    assert done.exit_code == 0 and "Removed" in done.stdout and ".claude/metacog-learnings.jsonl" in done.stdout
+    assert (
+        done.exit_code == 0
+        and "Removed" in done.stdout
+        and ".claude/metacog-learnings.jsonl" in done.stdout
+    )
     assert not any(Path(p).exists() for p in paths.dirs().values())
     assert "Nothing of metacog's own is left" in cli("cleanup").stdout

@@ -49,29 +49,45 @@ def test_a_healthy_install_has_no_problems(healthy: Path) -> None:
     assert result.exit_code == 0, result.stdout
     assert result.stdout.startswith(f"metacog {metacog.__version__} doctor\n")
     assert result.stdout.rstrip().endswith("No problems found.")
-    for expected in (f"runtime {VERSION} ready in", "hooks registered for PostToolUse", "state directory writable",
-                     "Python 3.", "no errors logged", "no corrupt files", "config valid"):
+    for expected in (
+        f"runtime {VERSION} ready in",
+        "hooks registered for PostToolUse",
+        "state directory writable",
+        "Python 3.",
+        "no errors logged",
+        "no corrupt files",
+        "config valid",
+    ):
         assert expected in result.stdout, expected
 
 
-def test_only_the_command_line_installed_is_not_a_problem(healthy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_only_the_command_line_installed_is_not_a_problem(
+    healthy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # `pip install .` for replay and report: doctor says what is and is not installed.
     monkeypatch.delenv("CLAUDE_PLUGIN_DATA")
     result = cli("doctor")
     assert result.exit_code == 0, result.stdout
-    assert "the command line is installed" in result.stdout and "the Claude Code plugin is not" in result.stdout
+    assert (
+        "the command line is installed" in result.stdout
+        and "the Claude Code plugin is not" in result.stdout
+    )
     assert "`claude plugin install metacog@metacog`" in result.stdout
     assert result.stdout.rstrip().endswith("No problems found.")
 
 
-def test_runtime_found_under_home_when_not_told(healthy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_runtime_found_under_home_when_not_told(
+    healthy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("CLAUDE_PLUGIN_DATA")
     inline = Path.home() / ".claude" / "plugins" / "data" / "metacog-inline"
     shutil.copytree(healthy, inline)
     assert not problems()
 
 
-def test_runtime_found_from_its_own_interpreter(healthy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_runtime_found_from_its_own_interpreter(
+    healthy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("CLAUDE_PLUGIN_DATA")
     monkeypatch.setattr(sys, "prefix", str(healthy / "runtime" / VERSION))
     assert doctor.plugin_data_dirs() == [healthy]
@@ -79,8 +95,10 @@ def test_runtime_found_from_its_own_interpreter(healthy: Path, monkeypatch: pyte
 
 def test_runtime_not_prepared_quotes_the_bootstrap_log(healthy: Path) -> None:
     shutil.rmtree(healthy / "runtime" / VERSION)
-    (healthy / "bootstrap.log").write_text("2026-01-01T00:00:00 runtime 0.1.0 not prepared with /usr/bin/python3: "
-                                           "pip … exited 1: no network\n")
+    (healthy / "bootstrap.log").write_text(
+        "2026-01-01T00:00:00 runtime 0.1.0 not prepared with /usr/bin/python3: "
+        "pip … exited 1: no network\n"
+    )
     [text] = problems()
     assert f"runtime {VERSION} not prepared" in text and "no network" in text
     assert "start a new Claude Code session" in cli("doctor").stdout
@@ -89,10 +107,18 @@ def test_runtime_not_prepared_quotes_the_bootstrap_log(healthy: Path) -> None:
 def test_a_failed_first_run_is_described_as_it_is(healthy: Path) -> None:
     shutil.rmtree(healthy / "runtime" / VERSION)
     (healthy / "runtime" / VERSION / "bin").mkdir(parents=True)  # the venv began, pip failed
-    (healthy / "runtime" / ".failed").write_text(json.dumps({
-        "at": 1_700_000_000, "version": VERSION, "python": "/usr/bin/python3", "network": True,
-        "cause": "ERROR: Could not find a version that satisfies the requirement hatchling",
-        "retry": "when the package index answers"}))
+    (healthy / "runtime" / ".failed").write_text(
+        json.dumps(
+            {
+                "at": 1_700_000_000,
+                "version": VERSION,
+                "python": "/usr/bin/python3",
+                "network": True,
+                "cause": "ERROR: Could not find a version that satisfies the requirement hatchling",
+                "retry": "when the package index answers",
+            }
+        )
+    )
     [text] = problems()
     assert f"runtime {VERSION} half-built" in text and "failed at 2023-11-1" in text
     assert "satisfies the requirement hatchling" in text
@@ -113,7 +139,9 @@ def test_a_fifo_in_place_of_the_resident_log_does_not_hang_doctor(healthy: Path)
         signal.alarm(0)
 
 
-def test_hooks_json_missing_an_event(healthy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_hooks_json_missing_an_event(
+    healthy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     plugin = tmp_path / "plugin"
     (plugin / "hooks").mkdir(parents=True)
     hooks = json.loads((ROOT / "hooks" / "hooks.json").read_text())
@@ -124,7 +152,9 @@ def test_hooks_json_missing_an_event(healthy: Path, tmp_path: Path, monkeypatch:
     assert any("hooks not registered for PostToolUseFailure" in p for p in problems())
 
 
-def test_hooks_json_unreadable(healthy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_hooks_json_unreadable(
+    healthy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     plugin = tmp_path / "plugin"
     (plugin / "hooks").mkdir(parents=True)
     (plugin / "hooks" / "hooks.json").write_text("{not json")
@@ -132,7 +162,9 @@ def test_hooks_json_unreadable(healthy: Path, tmp_path: Path, monkeypatch: pytes
     assert any("hooks.json unreadable" in p for p in problems())
 
 
-def test_a_directory_that_cannot_be_created(healthy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_directory_that_cannot_be_created(
+    healthy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     monkeypatch.setenv("METACOG_HOME", str(blocker / "home"))
@@ -166,7 +198,9 @@ def test_corrupt_session_files_moved_aside(healthy: Path, isolated_home: Path) -
     send(captured("PostToolUseFailure", "Bash", cwd=str(project), session_id="s1"))
     path = isolated_home / "state" / "sessions" / "s1.json"
     path.write_text("{broken")
-    send(captured("PostToolUseFailure", "Bash", cwd=str(project), session_id="s1"))  # the hook quarantines it
+    send(
+        captured("PostToolUseFailure", "Bash", cwd=str(project), session_id="s1")
+    )  # the hook quarantines it
     assert list(path.parent.glob("s1.json.corrupt-*"))
     [text] = problems()
     assert "1 corrupt file(s) were moved aside" in text
@@ -192,7 +226,10 @@ def test_store_health_of_a_fresh_install(healthy: Path) -> None:
     learn_error_loop(Path.cwd(), 1, "s")
     assert not problems()
     size = store_of(Path.cwd()).stat().st_size
-    assert f"project learned-rule store: 1 records, {size} bytes ({store_of(Path.cwd())})" in cli("doctor").stdout
+    assert (
+        f"project learned-rule store: 1 records, {size} bytes ({store_of(Path.cwd())})"
+        in cli("doctor").stdout
+    )
 
 
 def test_store_health_from_learning(healthy: Path, tmp_path: Path) -> None:
@@ -203,21 +240,36 @@ def test_store_health_from_learning(healthy: Path, tmp_path: Path) -> None:
     path = store_of(project)
     with path.open("a") as fh:
         fh.write('not json\n{"v":1,"type":"detection","rule":"error-loop","at":-1}\n')
-        fh.write(json.dumps({"v": 2, "type": "detection", "rule": "error-loop", "at": time.time()}) + "\n")
+        fh.write(
+            json.dumps({"v": 2, "type": "detection", "rule": "error-loop", "at": time.time()})
+            + "\n"
+        )
     found = findings()
     [problem] = [f for f in found if f["status"] == "problem"]
     assert problem["text"] == f"project learned-rule store {path}: 2 unreadable line(s) skipped"
     assert f"rm {path}" in problem["fix"]
-    assert any(f["status"] == "ok" and "global learned-rule store: 2 records" in f["text"] for f in found)
-    assert any(f["status"] == "note" and f"{path}: 1 record(s) from a newer metacog" in f["text"] for f in found)
-    assert f"fix: nothing is lost beyond those lines; to start it afresh, delete it (rm {path})" in cli("doctor").stdout
+    assert any(
+        f["status"] == "ok" and "global learned-rule store: 2 records" in f["text"] for f in found
+    )
+    assert any(
+        f["status"] == "note" and f"{path}: 1 record(s) from a newer metacog" in f["text"]
+        for f in found
+    )
+    assert (
+        f"fix: nothing is lost beyond those lines; to start it afresh, delete it (rm {path})"
+        in cli("doctor").stdout
+    )
 
 
-def test_a_compacted_store_keeps_a_copy_of_what_it_dropped(healthy: Path, isolated_home: Path) -> None:
+def test_a_compacted_store_keeps_a_copy_of_what_it_dropped(
+    healthy: Path, isolated_home: Path
+) -> None:
     project = Path.cwd()
     path = store_of(project)
     path.parent.mkdir()
-    line = json.dumps({"v": 1, "type": "detection", "rule": "error-loop", "at": time.time() - 40 * DAY})
+    line = json.dumps(
+        {"v": 1, "type": "detection", "rule": "error-loop", "at": time.time() - 40 * DAY}
+    )
     # A store grown past its compaction size (512 KiB), with one line nobody can read.
     path.write_text("not json\n" + (line + "\n") * (600 * 1024 // len(line)))
     learn_error_loop(project, 1, "s")  # its evidence is appended, then the store compacted
@@ -229,13 +281,24 @@ def test_a_compacted_store_keeps_a_copy_of_what_it_dropped(healthy: Path, isolat
     assert f"rm -r {copy.parent}" in cli("doctor").stdout
 
 
-@pytest.mark.parametrize(("make", "why", "fix"), [
-    pytest.param(lambda p: p.mkdir(), "not a regular file", "rm -r {path}", id="a-folder"),
-    pytest.param(lambda p: p.symlink_to(p.parent / "elsewhere.jsonl"), "the store is a symlink", "rm -r {path}",
-                 id="a-symlink"),
-    pytest.param(lambda p: (shutil.rmtree(p.parent), p.parent.write_text("")), ".claude is not a directory",
-                 "make {folder} a folder inside the project", id="claude-a-file"),
-])
+@pytest.mark.parametrize(
+    ("make", "why", "fix"),
+    [
+        pytest.param(lambda p: p.mkdir(), "not a regular file", "rm -r {path}", id="a-folder"),
+        pytest.param(
+            lambda p: p.symlink_to(p.parent / "elsewhere.jsonl"),
+            "the store is a symlink",
+            "rm -r {path}",
+            id="a-symlink",
+        ),
+        pytest.param(
+            lambda p: (shutil.rmtree(p.parent), p.parent.write_text("")),
+            ".claude is not a directory",
+            "make {folder} a folder inside the project",
+            id="claude-a-file",
+        ),
+    ],
+)
 def test_a_store_that_cannot_be_read(healthy: Path, make: object, why: str, fix: str) -> None:
     path = store_of(Path.cwd())
     learn_error_loop(Path.cwd(), 1, "s")
@@ -244,7 +307,9 @@ def test_a_store_that_cannot_be_read(healthy: Path, make: object, why: str, fix:
     [found] = [f for f in findings() if f["status"] == "problem"]
     assert found["text"] == f"project learned-rule store {path} not read: {why}"
     assert fix.format(path=path, folder=path.parent) in found["fix"]
-    assert json.loads(cli("status", "--json").stdout)["unread_stores"] == [f"project store {path} not read: {why}"]
+    assert json.loads(cli("status", "--json").stdout)["unread_stores"] == [
+        f"project store {path} not read: {why}"
+    ]
 
 
 def test_store_health_that_raises(healthy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -270,8 +335,11 @@ def test_every_problem_says_what_to_do(healthy: Path, isolated_home: Path) -> No
 
 
 def config_fixes() -> dict[str, str]:
-    return {f["text"]: f["fix"] for f in findings()
-            if f["status"] == "problem" and f["text"].startswith("config ")}
+    return {
+        f["text"]: f["fix"]
+        for f in findings()
+        if f["status"] == "problem" and f["text"].startswith("config ")
+    }
 
 
 def test_an_unknown_setting_is_never_advised_to_be_set(healthy: Path, isolated_home: Path) -> None:
@@ -280,7 +348,9 @@ def test_an_unknown_setting_is_never_advised_to_be_set(healthy: Path, isolated_h
     config_file.write_text("[chronos]\nbogus = 3\n[o3]\nx = 1\n")
     fixes = config_fixes()
     assert len(fixes) == 2 and not any("config set" in fix for fix in fixes.values())
-    assert "unknown setting" in one_line_error(cli("config", "set", "chronos.bogus", "3"))  # the old advice
+    assert "unknown setting" in one_line_error(
+        cli("config", "set", "chronos.bogus", "3")
+    )  # the old advice
     [near] = [fix for text, fix in fixes.items() if "chronos.bogus" in text]
     assert "delete that line" in near and "rename it to chronos.minutes" in near
     [far] = [fix for text, fix in fixes.items() if "o3.x" in text]
@@ -288,9 +358,14 @@ def test_an_unknown_setting_is_never_advised_to_be_set(healthy: Path, isolated_h
 
 
 @pytest.mark.parametrize("scope", ["global", "project"])
-def test_a_wrong_value_is_advised_a_set_that_fixes_it(healthy: Path, isolated_home: Path, scope: str) -> None:
-    config_file = (isolated_home / "config" / "config.toml" if scope == "global"
-                   else Path.cwd() / ".claude" / "metacog.toml")
+def test_a_wrong_value_is_advised_a_set_that_fixes_it(
+    healthy: Path, isolated_home: Path, scope: str
+) -> None:
+    config_file = (
+        isolated_home / "config" / "config.toml"
+        if scope == "global"
+        else Path.cwd() / ".claude" / "metacog.toml"
+    )
     config_file.parent.mkdir(parents=True)
     config_file.write_text('[chronos]\nminutes = "ten"\n')
     [fix] = config_fixes().values()
@@ -302,31 +377,43 @@ def test_a_wrong_value_is_advised_a_set_that_fixes_it(healthy: Path, isolated_ho
     assert not config_fixes()
 
 
-def test_resident_process_running_stopped_or_switched_off(healthy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_resident_process_running_stopped_or_switched_off(
+    healthy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     folder = healthy / "runtime" / VERSION / "resident"
     folder.mkdir(mode=0o700)
     assert "resident process not running: the next session starts it" in cli("doctor").stdout
     import os
     import socket
 
-    (folder / "pid").write_text(f"{os.getpid()}\n")  # a live process; the socket makes it the resident one
+    (folder / "pid").write_text(
+        f"{os.getpid()}\n"
+    )  # a live process; the socket makes it the resident one
     with socket.socket(socket.AF_UNIX) as listener:
         listener.bind(str(folder / "hook.sock"))
         assert f"resident process running (pid {os.getpid()})" in cli("doctor").stdout
     monkeypatch.setenv("METACOG_RESIDENT", "0")
     result = cli("doctor")
-    assert "resident process switched off (METACOG_RESIDENT=0)" in result.stdout and result.exit_code == 0
+    assert (
+        "resident process switched off (METACOG_RESIDENT=0)" in result.stdout
+        and result.exit_code == 0
+    )
 
 
 def test_resident_watchdog_report_is_a_problem(healthy: Path) -> None:
     folder = healthy / "runtime" / VERSION / "resident"
     folder.mkdir(mode=0o700)
-    (folder / "resident.log").write_text("Timeout (0:00:08)!\nThread 0x1 (most recent call first):\n")
-    assert any("the resident process wrote to" in p and "Timeout (0:00:08)!" in p for p in problems())
+    (folder / "resident.log").write_text(
+        "Timeout (0:00:08)!\nThread 0x1 (most recent call first):\n"
+    )
+    assert any(
+        "the resident process wrote to" in p and "Timeout (0:00:08)!" in p for p in problems()
+    )
 
 
-def test_no_perl_means_no_resident_and_says_so(healthy: Path, monkeypatch: pytest.MonkeyPatch,
-                                               tmp_path: Path) -> None:
+def test_no_perl_means_no_resident_and_says_so(
+    healthy: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
     result = cli("doctor")
     assert "no perl on PATH" in result.stdout and result.exit_code == 0

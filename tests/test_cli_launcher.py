@@ -49,8 +49,14 @@ def test_launcher_version_is_the_plugins() -> None:
 
 def launch(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     base = {"PATH": "/usr/bin:/bin", "HOME": "/nonexistent"}
-    return subprocess.run(["sh", str(LAUNCHER), *args], check=False, capture_output=True, text=True,
-                          env={**base, **(env or {})}, timeout=30)
+    return subprocess.run(
+        ["sh", str(LAUNCHER), *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        env={**base, **(env or {})},
+        timeout=30,
+    )
 
 
 @pytest.fixture
@@ -61,8 +67,10 @@ def runtime(tmp_path: Path) -> Path:
     bin_dir.mkdir(parents=True)
     (data / "runtime" / VERSION / ".ready").write_text(VERSION)
     python = bin_dir / "python"
-    python.write_text('#!/bin/sh\necho "args: $*"\necho "root: $CLAUDE_PLUGIN_ROOT"\n'
-                      'echo "data: $CLAUDE_PLUGIN_DATA"\necho "cwd: $(pwd)"\necho "on stderr" >&2\nexit 3\n')
+    python.write_text(
+        '#!/bin/sh\necho "args: $*"\necho "root: $CLAUDE_PLUGIN_ROOT"\n'
+        'echo "data: $CLAUDE_PLUGIN_DATA"\necho "cwd: $(pwd)"\necho "on stderr" >&2\nexit 3\n'
+    )
     python.chmod(0o755)
     return data
 
@@ -76,13 +84,23 @@ def test_missing_runtime_is_one_line_and_exit_zero(tmp_path: Path) -> None:
 
 
 def test_runs_the_runtime_cli_isolated_and_always_exits_zero(runtime: Path, tmp_path: Path) -> None:
-    done = subprocess.run(["sh", str(LAUNCHER), str(runtime), "config", "get", "chronos.minutes"],
-                          check=False, capture_output=True, text=True, cwd=tmp_path, timeout=30,
-                          env={"PATH": "/usr/bin:/bin", "HOME": "/nonexistent"})
+    done = subprocess.run(
+        ["sh", str(LAUNCHER), str(runtime), "config", "get", "chronos.minutes"],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=30,
+        env={"PATH": "/usr/bin:/bin", "HOME": "/nonexistent"},
+    )
     assert done.returncode == 0  # a non-zero `!` line would keep the output from the model
     assert done.stdout.splitlines() == [
-        "args: -I -m metacog config get chronos.minutes", f"root: {ROOT}", f"data: {runtime}",
-        f"cwd: {tmp_path}", "on stderr"]
+        "args: -I -m metacog config get chronos.minutes",
+        f"root: {ROOT}",
+        f"data: {runtime}",
+        f"cwd: {tmp_path}",
+        "on stderr",
+    ]
     assert done.stderr == ""
 
 

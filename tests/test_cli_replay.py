@@ -30,17 +30,32 @@ def elsewhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def looping_transcript(path: Path, failures: int) -> Path:
     """The captured prompt, then the captured failing Bash call and its error `failures` times, 10 s apart."""
-    prompt = next(e for e in SAMPLE_LINES if e.get("type") == "user" and isinstance(e["message"]["content"], str))
-    call = next(e for e in SAMPLE_LINES if e.get("type") == "assistant"
-                and e["message"]["content"][0].get("input", {}).get("command") == "python3 -c 'print(1/0)'")
-    result = next(e for e in SAMPLE_LINES if e.get("type") == "user" and isinstance(e["message"]["content"], list)
-                  and e["message"]["content"][0].get("tool_use_id") == call["message"]["content"][0]["id"])
+    prompt = next(
+        e
+        for e in SAMPLE_LINES
+        if e.get("type") == "user" and isinstance(e["message"]["content"], str)
+    )
+    call = next(
+        e
+        for e in SAMPLE_LINES
+        if e.get("type") == "assistant"
+        and e["message"]["content"][0].get("input", {}).get("command") == "python3 -c 'print(1/0)'"
+    )
+    result = next(
+        e
+        for e in SAMPLE_LINES
+        if e.get("type") == "user"
+        and isinstance(e["message"]["content"], list)
+        and e["message"]["content"][0].get("tool_use_id") == call["message"]["content"][0]["id"]
+    )
     start = datetime(2026, 1, 1, tzinfo=timezone.utc)
     lines = [prompt]
     for n in range(failures):
         stamp = (start + timedelta(seconds=10 * n)).isoformat().replace("+00:00", "Z")
         pair = copy.deepcopy([call, result])
-        pair[0]["message"]["content"][0]["id"] = pair[1]["message"]["content"][0]["tool_use_id"] = f"toolu_loop{n}"
+        pair[0]["message"]["content"][0]["id"] = pair[1]["message"]["content"][0]["tool_use_id"] = (
+            f"toolu_loop{n}"
+        )
         pair[0]["message"]["id"] = f"msg_loop{n}"  # each attempt is the model's next response
         pair[0]["timestamp"] = pair[1]["timestamp"] = stamp
         lines.extend(pair)
@@ -55,7 +70,9 @@ def test_replay_of_the_captured_transcript_json() -> None:
     assert set(report) >= {"file", "tool_calls", "signals", "per_sense", "per_100_calls"}
     assert report["file"] == str(SAMPLE) and report["tool_calls"] > 0
     human = cli("replay", str(SAMPLE))
-    assert human.exit_code == 0 and human.stdout.startswith(f"{SAMPLE}: {report['tool_calls']} tool calls")
+    assert human.exit_code == 0 and human.stdout.startswith(
+        f"{SAMPLE}: {report['tool_calls']} tool calls"
+    )
 
 
 def test_replay_summary_and_signal_list(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -68,9 +85,19 @@ def test_replay_summary_and_signal_list(tmp_path: Path, monkeypatch: pytest.Monk
     assert result.exit_code == 0, result.output
     assert result.stderr == ""  # small file: no bar
     lines = result.stdout.splitlines()
-    assert lines[0] == f"{path}: 200 tool calls, {len(signals)} signals ({len(signals) / 2:.1f} per 100 calls)"
+    assert (
+        lines[0]
+        == f"{path}: 200 tool calls, {len(signals)} signals ({len(signals) / 2:.1f} per 100 calls)"
+    )
     noci = report["per_sense"]["nociception"]
-    assert lines[1].split() == ["nociception", str(noci), f"({noci / 2:.1f}", "per", "100", "calls)"]
+    assert lines[1].split() == [
+        "nociception",
+        str(noci),
+        f"({noci / 2:.1f}",
+        "per",
+        "100",
+        "calls)",
+    ]
     first = signals[0]
     assert (first["call"], first["sense"]) == (3, "nociception")
     assert f"call 3  nociception: {first['text'][:60]}" in result.stdout
@@ -102,10 +129,13 @@ def test_bar_reports_progress_in_steps() -> None:
     bar.close()
 
 
-@pytest.mark.parametrize(("make", "expected"), [
-    pytest.param(lambda p: None, "no such file", id="missing"),
-    pytest.param(lambda p: p.mkdir(), "is a folder", id="folder"),
-])
+@pytest.mark.parametrize(
+    ("make", "expected"),
+    [
+        pytest.param(lambda p: None, "no such file", id="missing"),
+        pytest.param(lambda p: p.mkdir(), "is a folder", id="folder"),
+    ],
+)
 def test_unreadable_inputs(tmp_path: Path, make: object, expected: str) -> None:
     path = tmp_path / "t.jsonl"
     make(path)
@@ -125,7 +155,9 @@ def fifo(path: Path) -> Iterator[Path]:
     def writer() -> None:
         while not stop.wait(0.01):
             try:
-                os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))  # ENXIO until a reader opens it
+                os.close(
+                    os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+                )  # ENXIO until a reader opens it
                 return
             except OSError:
                 continue
@@ -139,7 +171,9 @@ def fifo(path: Path) -> Iterator[Path]:
         thread.join(5)
 
 
-@pytest.mark.skipif(not hasattr(os, "mkfifo") or not os.path.exists("/dev/null"), reason="needs FIFOs and /dev/null")
+@pytest.mark.skipif(
+    not hasattr(os, "mkfifo") or not os.path.exists("/dev/null"), reason="needs FIFOs and /dev/null"
+)
 def test_special_files_are_refused_in_one_line(tmp_path: Path) -> None:
     with fifo(tmp_path / "t.jsonl") as path:
         assert "is not a regular file" in one_line_error(cli("replay", str(path)), code=2)
@@ -150,9 +184,14 @@ def test_special_files_are_refused_in_one_line(tmp_path: Path) -> None:
     assert "is not a regular file" in one_line_error(cli("replay", "/dev/null"), code=2)
 
 
-@pytest.mark.skipif(not hasattr(os, "mkfifo") or not os.path.exists("/dev/null"), reason="needs FIFOs and /dev/null")
+@pytest.mark.skipif(
+    not hasattr(os, "mkfifo") or not os.path.exists("/dev/null"), reason="needs FIFOs and /dev/null"
+)
 def test_the_engine_refuses_special_files_too(tmp_path: Path) -> None:
-    with fifo(tmp_path / "t.jsonl") as path, pytest.raises(ValueError, match="is a FIFO, not a transcript file"):
+    with (
+        fifo(tmp_path / "t.jsonl") as path,
+        pytest.raises(ValueError, match="is a FIFO, not a transcript file"),
+    ):
         metacog.replay.replay(str(path))
     with pytest.raises(ValueError, match="is a device, not a transcript file"):
         metacog.replay.replay("/dev/null")
@@ -173,7 +212,9 @@ def test_the_engine_streams_lines_and_reports_bytes(tmp_path: Path) -> None:
     text = path.read_text().replace("\n", "\r\n").rstrip("\r\n")  # CRLF, and no newline at the end
     path.write_text(text, newline="")
     reports: list[tuple[int, int]] = []
-    result = metacog.replay.replay(str(path), progress=lambda done, total: reports.append((done, total)))
+    result = metacog.replay.replay(
+        str(path), progress=lambda done, total: reports.append((done, total))
+    )
     assert result["tool_calls"] == 20 and result["per_sense"]["nociception"] > 0
     size = path.stat().st_size
     assert reports[-1] == (size, size) and all(total == size for _, total in reports)
@@ -193,7 +234,9 @@ def test_engine_errors_become_one_line(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setattr(metacog.replay, "replay", broken)
     path = tmp_path / "t.jsonl"
     path.write_text("x")
-    assert "is not a Claude Code transcript (line 3 is not JSON)" in one_line_error(cli("replay", str(path)))
+    assert "is not a Claude Code transcript (line 3 is not JSON)" in one_line_error(
+        cli("replay", str(path))
+    )
 
 
 def test_replay_leaves_the_persons_state_alone(isolated_home: Path) -> None:
@@ -201,14 +244,21 @@ def test_replay_leaves_the_persons_state_alone(isolated_home: Path) -> None:
     assert not (isolated_home / "state" / "sessions").exists()
 
 
-@pytest.mark.parametrize("content", [
-    pytest.param(random.Random(7).randbytes(64 * 1024), id="random-bytes"),
-    pytest.param(b"", id="empty"),
-    pytest.param(b"hello\nworld\n", id="text"),
-    pytest.param(b'{"a": 1}\n[{"type": "user"}]\n"type"\n{"type": "user"\n', id="json-but-no-entry"),
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        pytest.param(random.Random(7).randbytes(64 * 1024), id="random-bytes"),
+        pytest.param(b"", id="empty"),
+        pytest.param(b"hello\nworld\n", id="text"),
+        pytest.param(
+            b'{"a": 1}\n[{"type": "user"}]\n"type"\n{"type": "user"\n', id="json-but-no-entry"
+        ),
+    ],
+)
 @pytest.mark.parametrize("as_json", [False, True], ids=["human", "json"])
-def test_a_file_without_one_transcript_entry_is_refused(tmp_path: Path, content: bytes, as_json: bool) -> None:
+def test_a_file_without_one_transcript_entry_is_refused(
+    tmp_path: Path, content: bytes, as_json: bool
+) -> None:
     path = tmp_path / "t.jsonl"
     path.write_bytes(content)
     result = cli("replay", str(path), *(["--json"] if as_json else []))
@@ -220,7 +270,9 @@ def test_a_file_without_one_transcript_entry_is_refused(tmp_path: Path, content:
 def test_a_transcript_with_no_tool_calls_replays_to_zero(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     summary = {"type": "summary", "summary": "Fix the build", "leafUuid": "0b6f2d3e"}
-    path.write_bytes(b"\x00\xff garbage\n" + json.dumps(summary).encode() + b"\n")  # one entry is enough
+    path.write_bytes(
+        b"\x00\xff garbage\n" + json.dumps(summary).encode() + b"\n"
+    )  # one entry is enough
     result = cli("replay", str(path))
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[0] == f"{path}: 0 tool calls, 0 signals"
@@ -234,7 +286,9 @@ def test_a_deeply_nested_line_is_skipped_like_any_bad_line(tmp_path) -> None:
     assert replay(str(path))["tool_calls"] == 0
 
 
-def test_replay_never_hears_the_rules_learned_since(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_replay_never_hears_the_rules_learned_since(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A replay runs the senses as of that session: today's learned rules (the project's
     learnings file, the global store) stay out, and nothing is written to them."""
     import learningtest
@@ -243,10 +297,14 @@ def test_replay_never_hears_the_rules_learned_since(tmp_path: Path, monkeypatch:
     from metacog import learning
 
     root = learningtest.git_project(tmp_path, "proj")
-    t0 = datetime(2026, 11, 29, tzinfo=timezone.utc).timestamp() - 10 * DAY  # days before its prompt
+    t0 = (
+        datetime(2026, 11, 29, tzinfo=timezone.utc).timestamp() - 10 * DAY
+    )  # days before its prompt
     for n in range(4):  # an error loop per session until the digest carries the rule
         learningtest.session(root, f"s{n}", t0 + n * DAY, LOOP)
-        if learning.digest_once(root, f"probe{n}", learningtest.state_dir(), learningtest.cfg(), t0 + 5 * DAY):
+        if learning.digest_once(
+            root, f"probe{n}", learningtest.state_dir(), learningtest.cfg(), t0 + 5 * DAY
+        ):
             break
     else:
         pytest.fail("no rule was learned to leave out")

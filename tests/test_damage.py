@@ -23,8 +23,14 @@ def hook(payload: dict, mode: str = "direct") -> dict | None:
     """One hook call in a fresh interpreter, as hooks/run.sh makes it; its reply."""
     code = "import sys; sys.path.insert(0, sys.argv[1]); from metacog.hook import main; main(mode=sys.argv[2])"
     env = {**os.environ, "METACOG_RESIDENT": "0"}
-    done = subprocess.run([sys.executable, "-I", "-c", code, str(ROOT), mode], input=json.dumps(payload).encode(),
-                          capture_output=True, env=env, timeout=HOOK_BOUND_S, check=True)
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", code, str(ROOT), mode],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env=env,
+        timeout=HOOK_BOUND_S,
+        check=True,
+    )
     return json.loads(done.stdout) if done.stdout else None
 
 
@@ -32,7 +38,9 @@ def said(reply: dict | None) -> str:
     return (reply or {}).get("hookSpecificOutput", {}).get("additionalContext", "")
 
 
-def test_state_cut_in_half_with_garbage_is_quarantined_and_the_loop_still_heard(isolated_home: Path) -> None:
+def test_state_cut_in_half_with_garbage_is_quarantined_and_the_loop_still_heard(
+    isolated_home: Path,
+) -> None:
     fail = captured("PostToolUseFailure", "Bash")
     hook(captured("PostToolUse", "Bash"))
     path = next((isolated_home / "state" / "sessions").glob("*.json"))
@@ -69,8 +77,20 @@ import json
 print(json.dumps(out))
 """
 
-DAMAGES = ("cut", "cut+garbage", "empty", "nul", "utf8", "huge", "nested", "wrong-type", "folder", "fifo",
-           "devzero", "outside")
+DAMAGES = (
+    "cut",
+    "cut+garbage",
+    "empty",
+    "nul",
+    "utf8",
+    "huge",
+    "nested",
+    "wrong-type",
+    "folder",
+    "fifo",
+    "devzero",
+    "outside",
+)
 TARGETS = {
     # name: (where, path relative to it: {sid} is the running session, {old} the first)
     "state": ("state", "sessions/{sid}.json"),
@@ -95,7 +115,11 @@ OLD, SID = "d0000000-0000-4000-8000-000000000000", "d1111111-1111-4111-8111-1111
 
 
 def _event(name: str, sid: str, cwd: Path, tool: str | None = None) -> dict:
-    base = captured(name, tool) if name != "SessionEnd" else {"hook_event_name": "SessionEnd", "reason": "other"}
+    base = (
+        captured(name, tool)
+        if name != "SessionEnd"
+        else {"hook_event_name": "SessionEnd", "reason": "other"}
+    )
     return {**base, "session_id": sid, "cwd": str(cwd), "transcript_path": ""}
 
 
@@ -121,10 +145,16 @@ def _damage(path: Path, how: str, outside: Path) -> None:
     if how == "outside":
         path.symlink_to(outside)
         return
-    data = {"cut": old[: len(old) // 2], "cut+garbage": old[: len(old) // 2] + b"\x00garbage{{{", "empty": b"",
-            "nul": b"\x00" * max(len(old), 64), "utf8": b'{"v":1,"id":"\xff\xfe\xc3\x28"}\n' + old[1:],
-            "huge": old, "nested": (b"a = " if toml else b"") + b"[" * 100_000 + b"]" * 100_000 + b"\n",
-            "wrong-type": b"chronos = 3\n" if toml else b'[1, "two", null]\n'}[how]
+    data = {
+        "cut": old[: len(old) // 2],
+        "cut+garbage": old[: len(old) // 2] + b"\x00garbage{{{",
+        "empty": b"",
+        "nul": b"\x00" * max(len(old), 64),
+        "utf8": b'{"v":1,"id":"\xff\xfe\xc3\x28"}\n' + old[1:],
+        "huge": old,
+        "nested": (b"a = " if toml else b"") + b"[" * 100_000 + b"]" * 100_000 + b"\n",
+        "wrong-type": b"chronos = 3\n" if toml else b'[1, "two", null]\n',
+    }[how]
     path.write_bytes(data)
     if how == "huge":
         os.truncate(path, 1 << 30)  # sparse: a gigabyte that costs nothing to make
@@ -132,7 +162,9 @@ def _damage(path: Path, how: str, outside: Path) -> None:
 
 def _lines(path: Path) -> set[bytes]:
     try:
-        return {ln for ln in path.read_bytes().splitlines() if ln.strip()} if path.is_file() else set()
+        return (
+            {ln for ln in path.read_bytes().splitlines() if ln.strip()} if path.is_file() else set()
+        )
     except OSError:
         return set()
 
@@ -167,8 +199,12 @@ def test_damage_matrix(target: str, how: str, isolated_home: Path, tmp_path: Pat
     assert stores[project_store], "the first session taught nothing"
 
     where, pattern = TARGETS[target]
-    base = {"state": isolated_home / "state", "data": isolated_home / "data", "project": project,
-            "config": isolated_home / "config"}[where]
+    base = {
+        "state": isolated_home / "state",
+        "data": isolated_home / "data",
+        "project": project,
+        "config": isolated_home / "config",
+    }[where]
     pattern = pattern.format(sid=SID, old=OLD)
     found = sorted(base.glob(pattern)) if "*" in pattern else [base / pattern]
     assert found, f"nothing at {base / pattern}"
@@ -182,10 +218,17 @@ def test_damage_matrix(target: str, how: str, isolated_home: Path, tmp_path: Pat
     script = tmp_path / "calls.jsonl"
     script.write_text("".join(json.dumps(c) + "\n" for c in calls))
     env = {**os.environ, "METACOG_RESIDENT": "0"}
-    done = subprocess.run([sys.executable, "-I", "-c", SEQUENCE, str(ROOT), str(script), str(HOOK_BOUND_S)],
-                          capture_output=True, text=True, env=env, timeout=HOOK_BOUND_S * len(calls) + 30,
-                          check=False)
-    assert done.returncode == 0, f"a call did not answer within {HOOK_BOUND_S} s: {done.returncode} {done.stderr}"
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", SEQUENCE, str(ROOT), str(script), str(HOOK_BOUND_S)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=HOOK_BOUND_S * len(calls) + 30,
+        check=False,
+    )
+    assert done.returncode == 0, (
+        f"a call did not answer within {HOOK_BOUND_S} s: {done.returncode} {done.stderr}"
+    )
     replies = json.loads(done.stdout)
     raised = [r for r in replies if r.startswith("raised")]
     assert not raised, raised
@@ -198,10 +241,20 @@ def test_damage_matrix(target: str, how: str, isolated_home: Path, tmp_path: Pat
     session = store.short_hash(SID)
     recorded = any(f'"session":"{session}"'.encode() in ln for ln in _lines(project_store))
     index = Path(store.paths.data_dir(), "learning-index.json")
-    counted = index.is_file() and not index.is_symlink() and b'"error-loop"' in index.read_bytes()[:1 << 20]
-    assert recorded or (damaged.name.endswith(".jsonl") and counted), "the second session's evidence is lost"
+    counted = (
+        index.is_file()
+        and not index.is_symlink()
+        and b'"error-loop"' in index.read_bytes()[: 1 << 20]
+    )
+    assert recorded or (damaged.name.endswith(".jsonl") and counted), (
+        "the second session's evidence is lost"
+    )
     assert outside.read_bytes() == b"not metacog's\n"
 
 
 def said_of(reply: str) -> str:
-    return json.loads(reply).get("hookSpecificOutput", {}).get("additionalContext", "") if reply else ""
+    return (
+        json.loads(reply).get("hookSpecificOutput", {}).get("additionalContext", "")
+        if reply
+        else ""
+    )

@@ -24,10 +24,15 @@ from metacog.learning import store
 @contextmanager
 def tmpfs(where: Path, options: str) -> Iterator[Path]:
     """A tmpfs mounted at `where` for the block (the test is skipped where mounting is refused)."""
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)],
-                          capture_output=True, check=False)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)],
+        capture_output=True,
+        check=False,
+    )
     if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs ({options}) here: {done.stderr.decode(errors='replace').strip()}")
+        pytest.skip(
+            f"cannot mount a tmpfs ({options}) here: {done.stderr.decode(errors='replace').strip()}"
+        )
     try:
         yield where
     finally:
@@ -83,12 +88,16 @@ def test_an_append_that_cannot_complete_leaves_no_torn_line(small_disk: Path) ->
 
 
 @pytest.mark.parametrize("torn", [True, False], ids=["with-a-corrupt-line", "clean"])
-def test_a_compaction_on_a_full_disk_leaves_the_store_as_it_was(small_disk: Path, torn: bool) -> None:
+def test_a_compaction_on_a_full_disk_leaves_the_store_as_it_was(
+    small_disk: Path, torn: bool
+) -> None:
     root = small_disk / "proj"
     (root / ".git").mkdir(parents=True)
     (root / ".claude").mkdir()
-    recs = [{"v": 1, "type": "detection", "rule": "error-loop", "at": T0 - i, "session": f"{i:016x}"}
-            for i in range(212)]
+    recs = [
+        {"v": 1, "type": "detection", "rule": "error-loop", "at": T0 - i, "session": f"{i:016x}"}
+        for i in range(212)
+    ]
     # Each line three times (a session evaluated again writes its evidence again): compaction
     # keeps one of each, a rewrite of 23 KB. A corrupt line makes it copy the store aside
     # first (69 KB): that copy fails too.
@@ -99,17 +108,23 @@ def test_a_compaction_on_a_full_disk_leaves_the_store_as_it_was(small_disk: Path
     learning.on_session_start(str(root), "warm", state_dir(), cfg(), T0)
     fill(small_disk, leave=3 * 4096)  # room for a part of the rewrite only
     with pytest.raises(OSError):
-        learning.on_session_end(str(root), "s0", state_dir(), cfg(learning={"compact_bytes": 48 * 1024}), T0 + 60)
+        learning.on_session_end(
+            str(root), "s0", state_dir(), cfg(learning={"compact_bytes": 48 * 1024}), T0 + 60
+        )
     kept = Path(store.project_path(str(root))).read_text()
     assert kept.startswith(lines) and kept.endswith("\n")  # all 212, and the new line only if whole
     quarantine = Path(store.paths.data_dir(), "quarantine")
     assert not quarantine.exists() or all(p.read_text() == lines for p in quarantine.iterdir())
     os.unlink(small_disk / "filler")
-    learning.on_session_start(str(root), "s1", state_dir(), cfg(), T0 + 120)  # room again: it finishes
+    learning.on_session_start(
+        str(root), "s1", state_dir(), cfg(), T0 + 120
+    )  # room again: it finishes
     assert learning.rules(str(root), cfg(), T0 + 120)[0]["detections"] == 213
 
 
-def test_a_read_only_project_store_still_teaches_the_index_and_is_not_retried(tmp_path: Path) -> None:
+def test_a_read_only_project_store_still_teaches_the_index_and_is_not_retried(
+    tmp_path: Path,
+) -> None:
     from learningtest import session
 
     from metacog.learning import scopes
@@ -127,4 +142,6 @@ def test_a_read_only_project_store_still_teaches_the_index_and_is_not_retried(tm
         assert "Read-only file system" in Path(state_dir(), "metacog.log").read_text()
         logged = Path(state_dir(), "metacog.log").read_text().count("not written")
         learning.on_session_start(str(root), "s1", state_dir(), cfg(), T0 + 86400)
-        assert Path(state_dir(), "metacog.log").read_text().count("not written") == logged  # not retried
+        assert (
+            Path(state_dir(), "metacog.log").read_text().count("not written") == logged
+        )  # not retried

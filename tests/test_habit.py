@@ -26,10 +26,14 @@ FORBIDDEN = "Exit code 1\nHTTP 403: Resource not accessible by integration (http
 def test_the_same_403_between_successful_probes() -> None:
     calls = []
     for i in range(3):
-        calls += [failed(f"gh api repos/o/r/issues -f title=t{i}", FORBIDDEN),
-                  bash("python -c 'import os; print(os.environ.get(\"GH_TOKEN\", \"\")[:4])'", "ghs_"),
-                  failed("gh auth status", f"Exit code 1\nX Failed to log in to github.com using token {i}"),
-                  bash("git status", "On branch main")]
+        calls += [
+            failed(f"gh api repos/o/r/issues -f title=t{i}", FORBIDDEN),
+            bash('python -c \'import os; print(os.environ.get("GH_TOKEN", "")[:4])\'', "ghs_"),
+            failed(
+                "gh auth status", f"Exit code 1\nX Failed to log in to github.com using token {i}"
+            ),
+            bash("git status", "On branch main"),
+        ]
     out = said(calls)
     assert not any(out[:8])  # another error between: no streak
     assert out[8].startswith("metacog: the same problem is back for the 3rd time this session")
@@ -38,12 +42,18 @@ def test_the_same_403_between_successful_probes() -> None:
 
 
 def test_the_same_type_error_across_four_builds_with_fixes_between() -> None:
-    error = ("Exit code 2\nsrc/app.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'.\n"
-             "Found 1 error.")
+    error = (
+        "Exit code 2\nsrc/app.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'.\n"
+        "Found 1 error."
+    )
     calls = []
     for i in range(3):
-        calls += [failed("npm run build", error), read(f"/home/dev/project/src/app{i}.ts"),
-                  edit(f"/home/dev/project/src/other{i}.ts", i), failed("npm test", f"Exit code 1\nFAIL t{i}")]
+        calls += [
+            failed("npm run build", error),
+            read(f"/home/dev/project/src/app{i}.ts"),
+            edit(f"/home/dev/project/src/other{i}.ts", i),
+            failed("npm test", f"Exit code 1\nFAIL t{i}"),
+        ]
     out = said(calls)
     assert "Type 'string' is not assignable to type 'number'" in out[8]
     assert sum(bool(s) for s in out) == 1
@@ -51,19 +61,29 @@ def test_the_same_type_error_across_four_builds_with_fixes_between() -> None:
 
 # 2. A habit: the same mistake, each time fixed in one call ------------------------------
 
+
 def test_edit_before_read_again_and_again(tmp_path: Path) -> None:
     log = Transcript(tmp_path / "t.jsonl")
     out = []
     for i in range(3):
         path = f"/home/dev/project/src/m{i}.py"
-        log.refused("Edit", {"file_path": path, "old_string": "a", "new_string": "b"},
-                    "File has not been read yet. Read it first before writing to it.")
-        for payload in (read(path), edit(path, i), bash("git diff --stat", f"1 file changed, {i} insertions")):
+        log.refused(
+            "Edit",
+            {"file_path": path, "old_string": "a", "new_string": "b"},
+            "File has not been read yet. Read it first before writing to it.",
+        )
+        for payload in (
+            read(path),
+            edit(path, i),
+            bash("git diff --stat", f"1 file changed, {i} insertions"),
+        ):
             payload["transcript_path"] = str(log.path)
             out.append(agent_text(send(payload)))
     spoke = [s for s in out if s]
     assert len(spoke) == 1 and out[6] == spoke[0]  # heard with the call after the 3rd refusal
-    assert "this is the 3rd time this session: an Edit or Write of a file not Read first" in spoke[0]
+    assert (
+        "this is the 3rd time this session: an Edit or Write of a file not Read first" in spoke[0]
+    )
 
 
 def test_an_ambiguous_old_string_is_not_a_habit(tmp_path: Path) -> None:
@@ -72,9 +92,12 @@ def test_an_ambiguous_old_string_is_not_a_habit(tmp_path: Path) -> None:
     out = []
     for i in range(4):
         path = "/home/dev/project/test/test_tui.py"
-        log.refused("Edit", {"file_path": path, "old_string": "# mock", "new_string": "# m"},
-                    "Found 2 matches of the string to replace, but replace_all is false. To replace all "
-                    "occurrences, set replace_all to true.")
+        log.refused(
+            "Edit",
+            {"file_path": path, "old_string": "# mock", "new_string": "# m"},
+            "Found 2 matches of the string to replace, but replace_all is false. To replace all "
+            "occurrences, set replace_all to true.",
+        )
         for payload in (edit(path, i), read(f"/home/dev/project/src/tui{i}.py")):
             payload["transcript_path"] = str(log.path)
             out.append(agent_text(send(payload)))
@@ -82,6 +105,7 @@ def test_an_ambiguous_old_string_is_not_a_habit(tmp_path: Path) -> None:
 
 
 # 3. Refusals and blocked calls ---------------------------------------------------------
+
 
 def test_a_command_the_permissions_block_again_and_again(tmp_path: Path) -> None:
     log = Transcript(tmp_path / "t.jsonl")
@@ -98,7 +122,11 @@ def test_no_such_tool_three_times(tmp_path: Path) -> None:
     log = Transcript(tmp_path / "t.jsonl")
     out = []
     for i in range(3):
-        log.refused("AskUserQuestion", {"question": f"q{i}"}, "Error: No such tool available: AskUserQuestion")
+        log.refused(
+            "AskUserQuestion",
+            {"question": f"q{i}"},
+            "Error: No such tool available: AskUserQuestion",
+        )
         payload = read(f"/home/dev/project/README{i}.md")
         payload["transcript_path"] = str(log.path)
         out.append(agent_text(send(payload)))
@@ -107,12 +135,20 @@ def test_no_such_tool_three_times(tmp_path: Path) -> None:
 
 # 4. A cycle with no change --------------------------------------------------------------
 
+
 def test_kill_restart_poll_with_a_new_pid_each_time() -> None:
     calls = []
     for pid in (4101, 4188, 4242):
-        calls += [bash("pkill -f 'node server.js'", ""),
-                  bash("nohup node server.js > server.log 2>&1 & echo started pid $!", f"started pid {pid}"),
-                  bash("sleep 2 && tail -3 server.log", f"pid {pid} listening\nError: listen EADDRINUSE: :::3000")]
+        calls += [
+            bash("pkill -f 'node server.js'", ""),
+            bash(
+                "nohup node server.js > server.log 2>&1 & echo started pid $!", f"started pid {pid}"
+            ),
+            bash(
+                "sleep 2 && tail -3 server.log",
+                f"pid {pid} listening\nError: listen EADDRINUSE: :::3000",
+            ),
+        ]
     out = said(calls)
     assert not any(out[:6])
     # The third kill of a server that comes back the same way: heard before the third poll.
@@ -121,19 +157,41 @@ def test_kill_restart_poll_with_a_new_pid_each_time() -> None:
 
 # 5. Failures that exit 0 -----------------------------------------------------------------
 
+
 def test_a_test_run_piped_into_tail_that_prints_failures() -> None:
-    run = bash("uv run pytest -q 2>&1 | tail -3",
-               "FAILED tests/test_cache.py::test_valid_cache - AssertionError: assert 'link' in html\n"
-               "1 failed, 20 passed in 1.2s")
-    out = said([run, edit("/home/dev/project/src/cache.py", 1), run, edit("/home/dev/project/src/cache.py", 2), run])
+    run = bash(
+        "uv run pytest -q 2>&1 | tail -3",
+        "FAILED tests/test_cache.py::test_valid_cache - AssertionError: assert 'link' in html\n"
+        "1 failed, 20 passed in 1.2s",
+    )
+    out = said(
+        [
+            run,
+            edit("/home/dev/project/src/cache.py", 1),
+            run,
+            edit("/home/dev/project/src/cache.py", 2),
+            run,
+        ]
+    )
     assert out[4].startswith("metacog: the same error 3 times in a row")
     assert "test_valid_cache" in out[4]
 
 
 def test_a_background_shell_that_failed() -> None:
-    poll = captured("PostToolUse", "Bash", tool_name="BashOutput", tool_input={"bash_id": "7d95c5"},
-                    tool_response={"shellId": "7d95c5", "command": "npm run dev", "status": "completed",
-                                   "exitCode": 1, "stdout": "", "stderr": "Error: Cannot find module 'next'"})
+    poll = captured(
+        "PostToolUse",
+        "Bash",
+        tool_name="BashOutput",
+        tool_input={"bash_id": "7d95c5"},
+        tool_response={
+            "shellId": "7d95c5",
+            "command": "npm run dev",
+            "status": "completed",
+            "exitCode": 1,
+            "stdout": "",
+            "stderr": "Error: Cannot find module 'next'",
+        },
+    )
     restart = bash("npm run dev &", "Command running in background with ID: 7d95c5")
     out = said([poll, restart, poll, restart, poll])
     assert "Cannot find module 'next'" in out[4]
@@ -146,38 +204,58 @@ def test_a_grep_that_prints_failed_is_not_a_failure() -> None:
 
 # 6. The same command failing with the same exit code, nothing edited ---------------------
 
+
 def test_a_missing_command_with_varying_text() -> None:
-    out = said([failed("pytest -x", f"Exit code 127\n(eval):1: command not found: pytest{s}") for s in ("", " ", "  ")]
-               + [failed("pytest -x", "Exit code 127\n/bin/bash: line 1: pytest: command not found")])
+    out = said(
+        [
+            failed("pytest -x", f"Exit code 127\n(eval):1: command not found: pytest{s}")
+            for s in ("", " ", "  ")
+        ]
+        + [failed("pytest -x", "Exit code 127\n/bin/bash: line 1: pytest: command not found")]
+    )
     assert out[2].startswith("metacog: the same error 3 times in a row")
 
 
 def test_the_same_exit_1_with_other_messages_is_exploring() -> None:
-    errors = [f"Exit code 1\nImportError: cannot import name '{n}' from 'app'" for n in ("a", "b", "c")]
+    errors = [
+        f"Exit code 1\nImportError: cannot import name '{n}' from 'app'" for n in ("a", "b", "c")
+    ]
     assert said([failed("python -m app", e) for e in errors]) == ["", "", ""]
 
 
 # 7. Banners are not the error: progress on compile errors ------------------------------------
 
+
 def test_go_build_with_a_new_error_each_round_is_progress() -> None:
-    rounds = ["internal/config/validate.go:40:6: validateConfig redeclared in this block",
-              "internal/config/plugins.go:4:2: \"fmt\" imported and not used",
-              "internal/adapters/filter.go:12:9: cannot use f (variable of type FileFilter) as Filter value",
-              "internal/config/loader.go:88:14: undefined: ValidateConfigWithDetails"]
+    rounds = [
+        "internal/config/validate.go:40:6: validateConfig redeclared in this block",
+        'internal/config/plugins.go:4:2: "fmt" imported and not used',
+        "internal/adapters/filter.go:12:9: cannot use f (variable of type FileFilter) as Filter value",
+        "internal/config/loader.go:88:14: undefined: ValidateConfigWithDetails",
+    ]
     out = []
     for i, diagnostic in enumerate(rounds):
         error = f"Exit code 1\n# github.com/o/templar/internal/config\n{diagnostic}\nFAIL\tgithub.com/o/templar [build failed]"
-        out += said([failed("go build ./...", error), edit(f"/home/dev/project/internal/config/f{i}.go", i)])
+        out += said(
+            [failed("go build ./...", error), edit(f"/home/dev/project/internal/config/f{i}.go", i)]
+        )
     assert out == [""] * 8
 
 
 def test_failed_to_compile_banner_with_different_errors() -> None:
-    errors = ["Failed to compile.\n\n./src/App.tsx\nModule not found: Error: Can't resolve './Header'",
-              "Failed to compile.\n\n./src/Header.tsx:3:10\nType error: Property 'title' does not exist",
-              "Failed to compile.\n\n./src/Footer.tsx:8:1\nSyntax error: Unexpected token"]
+    errors = [
+        "Failed to compile.\n\n./src/App.tsx\nModule not found: Error: Can't resolve './Header'",
+        "Failed to compile.\n\n./src/Header.tsx:3:10\nType error: Property 'title' does not exist",
+        "Failed to compile.\n\n./src/Footer.tsx:8:1\nSyntax error: Unexpected token",
+    ]
     out = []
     for i, error in enumerate(errors):
-        out += said([failed("npm run build", f"Exit code 1\n{error}"), edit(f"/home/dev/project/src/x{i}.tsx", i)])
+        out += said(
+            [
+                failed("npm run build", f"Exit code 1\n{error}"),
+                edit(f"/home/dev/project/src/x{i}.tsx", i),
+            ]
+        )
     assert out == [""] * 6
 
 
@@ -187,23 +265,40 @@ def test_a_shrinking_failure_count_is_progress() -> None:
     tests = ["test_a", "test_b", "test_c", "test_d"]
     out = []
     for n in range(4, 0, -1):
-        lines = "\n".join(f"FAILED tests/test_app.py::{t} - AssertionError: assert {n} == 0" for t in tests[4 - n:])
-        out += said([failed("pytest -q", f"Exit code 1\n{lines}\n{n} failed, {10 - n} passed"),
-                     edit("/home/dev/project/src/app.py", n)])
+        lines = "\n".join(
+            f"FAILED tests/test_app.py::{t} - AssertionError: assert {n} == 0"
+            for t in tests[4 - n :]
+        )
+        out += said(
+            [
+                failed("pytest -q", f"Exit code 1\n{lines}\n{n} failed, {10 - n} passed"),
+                edit("/home/dev/project/src/app.py", n),
+            ]
+        )
     assert out == [""] * 8
 
 
 # 8. One at a time: a linter re-run after each single fix ---------------------------------------
 
+
 def test_a_linter_rerun_after_each_single_fix() -> None:
     out = []
     for first in (283, 319, 355):
-        error = "\n".join(f"internal/server/ws_test.go:{line}:36: response body must be closed (bodyclose)\n"
-                          "\t\tconn, _, err := websocket.Dial(ctx, url, nil)\n\t\t                ^"
-                          for line in (first, first + 36, first + 72)) + "\n3 issues:\n* bodyclose: 3"
-        out += said([failed("golangci-lint run --enable-only bodyclose", f"Exit code 1\n{error}"),
-                     read("/home/dev/project/internal/server/ws_test.go"),
-                     edit("/home/dev/project/internal/server/ws_test.go", first)])
+        error = (
+            "\n".join(
+                f"internal/server/ws_test.go:{line}:36: response body must be closed (bodyclose)\n"
+                "\t\tconn, _, err := websocket.Dial(ctx, url, nil)\n\t\t                ^"
+                for line in (first, first + 36, first + 72)
+            )
+            + "\n3 issues:\n* bodyclose: 3"
+        )
+        out += said(
+            [
+                failed("golangci-lint run --enable-only bodyclose", f"Exit code 1\n{error}"),
+                read("/home/dev/project/internal/server/ws_test.go"),
+                edit("/home/dev/project/internal/server/ws_test.go", first),
+            ]
+        )
     assert not any(out[:6])
     assert "has failed 3 times with the same kind of error at a new place each time" in out[6]
     assert "response body must be closed (bodyclose)" in out[6]
@@ -211,27 +306,49 @@ def test_a_linter_rerun_after_each_single_fix() -> None:
 
 # Calm ------------------------------------------------------------------------------------------
 
+
 def test_polling_whose_output_changes() -> None:
-    polls = [captured("PostToolUse", "Bash", tool_name="BashOutput", tool_input={"bash_id": "7d95c5"},
-                      tool_response={"shellId": "7d95c5", "status": "running", "exitCode": None,
-                                     "stdout": "", "stderr": "Resolved 4 packages\n" + "Building\n" * n})
-             for n in range(6)]
+    polls = [
+        captured(
+            "PostToolUse",
+            "Bash",
+            tool_name="BashOutput",
+            tool_input={"bash_id": "7d95c5"},
+            tool_response={
+                "shellId": "7d95c5",
+                "status": "running",
+                "exitCode": None,
+                "stdout": "",
+                "stderr": "Resolved 4 packages\n" + "Building\n" * n,
+            },
+        )
+        for n in range(6)
+    ]
     assert said(polls) == [""] * 6
 
 
 def test_repetition_the_person_asked_for() -> None:
-    ask = captured("UserPromptSubmit", prompt="run the flaky test 5 times and tell me how often it fails")
-    flaky = failed("pytest -k flaky", "Exit code 1\nFAILED tests/test_net.py::test_flaky - TimeoutError")
+    ask = captured(
+        "UserPromptSubmit", prompt="run the flaky test 5 times and tell me how often it fails"
+    )
+    flaky = failed(
+        "pytest -k flaky", "Exit code 1\nFAILED tests/test_net.py::test_flaky - TimeoutError"
+    )
     assert said([ask] + [flaky, bash("git status", "clean")] * 4 + [flaky]) == [""] * 10
 
 
 # Look-alikes found in review ------------------------------------------------------------------
 
+
 def test_compile_errors_fixed_one_per_round_from_a_list_are_progress() -> None:
     errors = [f"c.go:{n}:5: x{n} declared and not used" for n in (10, 11, 12)]
     out = []
     for k in range(3):
-        error = "Exit code 1\n# example.com/m\n" + "\n".join(errors[k:]) + "\nFAIL\texample.com/m [build failed]"
+        error = (
+            "Exit code 1\n# example.com/m\n"
+            + "\n".join(errors[k:])
+            + "\nFAIL\texample.com/m [build failed]"
+        )
         out += said([failed("go build ./...", error), edit("/home/dev/project/c.go", k)])
     assert out == [""] * 6
 
@@ -239,29 +356,55 @@ def test_compile_errors_fixed_one_per_round_from_a_list_are_progress() -> None:
 def test_pytest_collection_banners_are_not_the_problem() -> None:
     out = []
     for mod in ("alpha", "beta", "gamma"):
-        error = ("Exit code 2\n============ test session starts ============\ncollected 412 items / 1 error\n"
-                 f"E   ModuleNotFoundError: No module named '{mod}'\n!!!! Interrupted: 1 error during collection !!!!")
+        error = (
+            "Exit code 2\n============ test session starts ============\ncollected 412 items / 1 error\n"
+            f"E   ModuleNotFoundError: No module named '{mod}'\n!!!! Interrupted: 1 error during collection !!!!"
+        )
         out += said([failed("pytest -q", error), edit(f"/home/dev/project/{mod}.py")])
     assert out == [""] * 6
 
 
 def test_a_green_run_whose_test_name_says_timed_out() -> None:
-    green = bash("npm test", "PASS src/api.test.ts\n  ✓ retries when the request timed out (12 ms)\n"
-                 "Tests: 14 passed, 14 total")
-    assert said([green, edit("/home/dev/project/src/api.ts", 1), green, edit("/home/dev/project/src/api.ts", 2),
-                 green]) == [""] * 5
+    green = bash(
+        "npm test",
+        "PASS src/api.test.ts\n  ✓ retries when the request timed out (12 ms)\n"
+        "Tests: 14 passed, 14 total",
+    )
+    assert (
+        said(
+            [
+                green,
+                edit("/home/dev/project/src/api.ts", 1),
+                green,
+                edit("/home/dev/project/src/api.ts", 2),
+                green,
+            ]
+        )
+        == [""] * 5
+    )
 
 
 def test_missing_packages_and_headers_are_not_a_wrong_cwd() -> None:
-    errors = [("javac Main.java", "Exit code 1\nMain.java:1: error: package com.google.gson does not exist"),
-              ("mvn -q compile", "Exit code 1\n[ERROR] package org.slf4j does not exist"),
-              ("gcc main.c", "Exit code 1\nmain.c:1:10: fatal error: curl/curl.h: No such file or directory")]
+    errors = [
+        (
+            "javac Main.java",
+            "Exit code 1\nMain.java:1: error: package com.google.gson does not exist",
+        ),
+        ("mvn -q compile", "Exit code 1\n[ERROR] package org.slf4j does not exist"),
+        (
+            "gcc main.c",
+            "Exit code 1\nmain.c:1:10: fatal error: curl/curl.h: No such file or directory",
+        ),
+    ]
     assert said([failed(c, e) for c, e in errors]) == ["", "", ""]
 
 
 def test_git_failing_three_ways_with_exit_128_is_exploring() -> None:
-    errors = ["fatal: could not read Username for 'https://github.com'", "fatal: Authentication failed",
-              "remote: Permission to o/r.git denied to bot.\nfatal: unable to access: The requested URL returned error: 403"]
+    errors = [
+        "fatal: could not read Username for 'https://github.com'",
+        "fatal: Authentication failed",
+        "remote: Permission to o/r.git denied to bot.\nfatal: unable to access: The requested URL returned error: 403",
+    ]
     assert said([failed("git push", f"Exit code 128\n{e}") for e in errors]) == ["", "", ""]
 
 
@@ -269,8 +412,14 @@ def test_hostile_lines_are_read_in_linear_time() -> None:
     # A pattern that backtracks would hang here, not fail: every line is a worst case.
     from metacog import hidden, symptoms
 
-    for line in ("=" * 10000 + "x", "-" * 10000 + "x", "_" * 10000 + "x", "!" * 10000 + "x",
-                 "= " + "1 failed " * 1000 + "=" * 3000 + "x", "cat: " + "a/" * 5000 + ": nope"):
+    for line in (
+        "=" * 10000 + "x",
+        "-" * 10000 + "x",
+        "_" * 10000 + "x",
+        "!" * 10000 + "x",
+        "= " + "1 failed " * 1000 + "=" * 3000 + "x",
+        "cat: " + "a/" * 5000 + ": nope",
+    ):
         symptoms.problems("Exit code 1\n" + line)
         symptoms.mistake("Bash", line)
         hidden.hidden_failure("Bash", {"command": "pytest"}, {"stdout": line, "stderr": line})
@@ -286,19 +435,38 @@ def test_damaged_sense_memory_does_not_stop_the_session_sensing(isolated_home) -
     senses = st["windows"]["main"]["senses"]
     senses["vestibular"] = {"max_reads": float("nan"), "repeat": "3", "reads": []}
     senses["habit"] = {"seen": {"e 1": [1], "m x": "y"}, "runs": [1, 2]}
-    path.write_text(json.dumps(st))  # json writes NaN for float("nan"); no JSON reader should accept it
-    out = [agent_text(send(p, now=T0 + i)) for i, p in enumerate([fail, fail, read("/home/dev/project/a.py"), fail], 1)]
-    assert out[3].startswith("metacog: the same error 3 times in a row")  # set aside, sensing again from the next call
-    senses["vestibular"] = {"max_reads": "9", "repeat": [3]}  # wrong types, valid JSON: kept, read as 0
+    path.write_text(
+        json.dumps(st)
+    )  # json writes NaN for float("nan"); no JSON reader should accept it
+    out = [
+        agent_text(send(p, now=T0 + i))
+        for i, p in enumerate([fail, fail, read("/home/dev/project/a.py"), fail], 1)
+    ]
+    assert out[3].startswith(
+        "metacog: the same error 3 times in a row"
+    )  # set aside, sensing again from the next call
+    senses["vestibular"] = {
+        "max_reads": "9",
+        "repeat": [3],
+    }  # wrong types, valid JSON: kept, read as 0
     senses["habit"] = {"seen": {"e 1": [1], "m x": "y"}, "runs": [1, 2]}
     path.write_text(json.dumps(st))
-    out = [agent_text(send(p, now=T0 + 10 + i)) for i, p in enumerate([fail, read("/home/dev/project/a.py"), fail])]
+    out = [
+        agent_text(send(p, now=T0 + 10 + i))
+        for i, p in enumerate([fail, read("/home/dev/project/a.py"), fail])
+    ]
     assert out[2].startswith("metacog: the same error 3 times in a row")
 
 
 def test_a_nul_in_the_error_is_still_that_error() -> None:
-    errors = [f"Exit code 1\nUnicodeDecodeError: byte 0x00\x00 in {name}.bin" for name in ("a", "b", "c")]
-    assert said([failed("python load.py", e) for e in errors]) == ["", "", ""]  # three different errors
+    errors = [
+        f"Exit code 1\nUnicodeDecodeError: byte 0x00\x00 in {name}.bin" for name in ("a", "b", "c")
+    ]
+    assert said([failed("python load.py", e) for e in errors]) == [
+        "",
+        "",
+        "",
+    ]  # three different errors
 
 
 def test_passing_packages_and_log_records_in_a_test_run_are_not_problems() -> None:
@@ -306,9 +474,16 @@ def test_passing_packages_and_log_records_in_a_test_run_are_not_problems() -> No
     # the code under test logs `level=ERROR` on purpose; the failing test changes each run.
     out = []
     for n, test in enumerate(("TestAlert", "TestRoute", "TestSend")):
-        error = ("Exit code 1\nok  \tgithub.com/o/templar/internal/errors\t(cached)\n"
-                 'time=2026-01-01T10:00:00Z level=ERROR source=:0 msg="Alert triggered" component=monitor\n'
-                 f"--- FAIL: {test} (0.00s)\n    alert_test.go:{20 + n}: want {n}, got {n + 1}\n"
-                 "FAIL\tgithub.com/o/templar/internal/monitoring\t0.02s")
-        out += said([failed("go test ./...", error), edit(f"/home/dev/project/internal/monitoring/f{n}.go", n)])
+        error = (
+            "Exit code 1\nok  \tgithub.com/o/templar/internal/errors\t(cached)\n"
+            'time=2026-01-01T10:00:00Z level=ERROR source=:0 msg="Alert triggered" component=monitor\n'
+            f"--- FAIL: {test} (0.00s)\n    alert_test.go:{20 + n}: want {n}, got {n + 1}\n"
+            "FAIL\tgithub.com/o/templar/internal/monitoring\t0.02s"
+        )
+        out += said(
+            [
+                failed("go test ./...", error),
+                edit(f"/home/dev/project/internal/monitoring/f{n}.go", n),
+            ]
+        )
     assert out == [""] * 6

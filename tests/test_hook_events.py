@@ -14,7 +14,9 @@ from hooktest import CAPTURED, agent_text, captured, send
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.parametrize("payload", CAPTURED, ids=[f"{p['hook_event_name']}-{p.get('tool_name', '')}" for p in CAPTURED])
+@pytest.mark.parametrize(
+    "payload", CAPTURED, ids=[f"{p['hook_event_name']}-{p.get('tool_name', '')}" for p in CAPTURED]
+)
 def test_every_captured_event_alone_is_silent(payload: dict) -> None:
     assert send(payload) is None
 
@@ -35,7 +37,9 @@ def test_repeated_failure_reaches_the_agent_through_additional_context() -> None
 
 
 def test_failure_reported_inside_post_tool_use_counts() -> None:
-    bad = captured("PostToolUse", "Bash", tool_response={"success": False, "error": "boom: disk full"})
+    bad = captured(
+        "PostToolUse", "Bash", tool_response={"success": False, "error": "boom: disk full"}
+    )
     replies = [send(bad) for _ in range(3)]
     assert replies[2]["hookSpecificOutput"]["hookEventName"] == "PostToolUse"
 
@@ -47,7 +51,9 @@ def test_prompt_submit_records_that_the_person_spoke(isolated_home: Path) -> Non
     assert send(captured("UserPromptSubmit")) is None
     # The streak starts again after the person spoke (no "3 times in a row"); that the same
     # problem is back a 3rd time this session is still worth a line (Habit).
-    assert agent_text(send(fail)).startswith("metacog: the same problem is back for the 3rd time this session")
+    assert agent_text(send(fail)).startswith(
+        "metacog: the same problem is back for the 3rd time this session"
+    )
     state = json.loads(next((isolated_home / "state" / "sessions").glob("*.json")).read_text())
     assert state["windows"]["main"]["prompt_calls"] == 1
     assert state["windows"]["main"]["prompts"] == 1
@@ -61,13 +67,26 @@ def test_task_notification_is_not_the_person() -> None:
     assert agent_text(send(fail)).startswith("metacog: the same error 3 times")
 
 
-@pytest.mark.parametrize("raw", [b"", b"not json", b"[]", b"null", b'{"hook_event_name": 5}', b"\xff\xfe",
-                                 b'{"hook_event_name": "PostToolUse"}', b'{"hook_event_name": "Nope"}'])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"",
+        b"not json",
+        b"[]",
+        b"null",
+        b'{"hook_event_name": 5}',
+        b"\xff\xfe",
+        b'{"hook_event_name": "PostToolUse"}',
+        b'{"hook_event_name": "Nope"}',
+    ],
+)
 def test_malformed_input_is_silence(raw: bytes) -> None:
     assert send(raw) is None
 
 
-@pytest.mark.parametrize("sid", ["../../etc/passwd", "", "a" * 5000, "\x00\x1b[31m", "..", None, 42])
+@pytest.mark.parametrize(
+    "sid", ["../../etc/passwd", "", "a" * 5000, "\x00\x1b[31m", "..", None, 42]
+)
 def test_hostile_session_ids_stay_inside_the_state_dir(sid: object, isolated_home: Path) -> None:
     fail = captured("PostToolUseFailure", "Bash", session_id=sid)
     for _ in range(3):
@@ -80,8 +99,14 @@ def test_hostile_session_ids_stay_inside_the_state_dir(sid: object, isolated_hom
 
 def run_hook(payload: bytes, env: dict[str, str]) -> subprocess.CompletedProcess:
     code = "import sys; sys.path.insert(0, sys.argv[1]); from metacog.hook import main; main()"
-    return subprocess.run([sys.executable, "-I", "-c", code, str(ROOT)], input=payload,
-                          capture_output=True, env=env, timeout=30, check=False)
+    return subprocess.run(
+        [sys.executable, "-I", "-c", code, str(ROOT)],
+        input=payload,
+        capture_output=True,
+        env=env,
+        timeout=30,
+        check=False,
+    )
 
 
 def test_real_process_speaks_json_and_exits_zero(isolated_home: Path) -> None:
@@ -91,7 +116,9 @@ def test_real_process_speaks_json_and_exits_zero(isolated_home: Path) -> None:
     assert [o.returncode for o in outs] == [0, 0, 0]
     assert [o.stdout for o in outs[:2]] == [b"", b""]
     assert all(o.stderr == b"" for o in outs)
-    assert json.loads(outs[2].stdout)["hookSpecificOutput"]["additionalContext"].startswith("metacog:")
+    assert json.loads(outs[2].stdout)["hookSpecificOutput"]["additionalContext"].startswith(
+        "metacog:"
+    )
 
 
 def test_disable_switch_silences_everything(isolated_home: Path) -> None:
@@ -124,7 +151,11 @@ def test_errors_go_to_the_log(isolated_home: Path, monkeypatch: pytest.MonkeyPat
 
     from metacog import hook
 
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(json.dumps(captured("PostToolUse", "Read")).encode())))
+    monkeypatch.setattr(
+        sys,
+        "stdin",
+        io.TextIOWrapper(io.BytesIO(json.dumps(captured("PostToolUse", "Read")).encode())),
+    )
     hook.main(exit_process=False)
     log = (isolated_home / "state" / "metacog.log").read_text()
     assert "RuntimeError" in log and "sense exploded" in log

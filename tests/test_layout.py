@@ -21,7 +21,15 @@ def manifest(name: str) -> dict:
 def test_plugin_manifest() -> None:
     plugin = manifest("plugin.json")
     assert plugin["name"] == "metacog"
-    for key in ("version", "description", "author", "license", "homepage", "repository", "keywords"):
+    for key in (
+        "version",
+        "description",
+        "author",
+        "license",
+        "homepage",
+        "repository",
+        "keywords",
+    ):
         assert plugin[key], key
 
 
@@ -34,20 +42,31 @@ def test_marketplace_lists_the_plugin_at_its_root() -> None:
 def test_one_version_everywhere() -> None:
     version = manifest("plugin.json")["version"]
     assert metacog.__version__ == version
-    assert re.search(rf'^version = "{re.escape(version)}"$', (ROOT / "pyproject.toml").read_text(), re.MULTILINE)
+    assert re.search(
+        rf'^version = "{re.escape(version)}"$', (ROOT / "pyproject.toml").read_text(), re.MULTILINE
+    )
     assert f"V={version}\n" in (ROOT / "hooks" / "run.sh").read_text()
 
 
 def test_hooks_registered_with_wrapper_quotes_and_timeouts() -> None:
     hooks = json.loads((ROOT / "hooks" / "hooks.json").read_text())["hooks"]
-    for event in ("PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "SessionStart", "SessionEnd", "SubagentStop"):
+    for event in (
+        "PostToolUse",
+        "PostToolUseFailure",
+        "UserPromptSubmit",
+        "SessionStart",
+        "SessionEnd",
+        "SubagentStop",
+    ):
         assert event in hooks, event
         for group in hooks[event]:
             for hook in group["hooks"]:
                 assert hook["type"] == "command"
                 assert '"${CLAUDE_PLUGIN_ROOT}/hooks/run.sh"' in hook["command"]
                 assert isinstance(hook["timeout"], int) and hook["timeout"] > 0
-    assert hooks["SessionEnd"][0]["hooks"][0]["timeout"] > 2  # the 1.5 s default is too short to learn
+    assert (
+        hooks["SessionEnd"][0]["hooks"][0]["timeout"] > 2
+    )  # the 1.5 s default is too short to learn
 
 
 def test_every_handled_event_is_registered() -> None:
@@ -67,8 +86,18 @@ def test_hook_import_path_never_loads_the_cli_or_heavy_modules() -> None:
         "    hook.handle(line, paths.state_dir())\n"
         "print(json.dumps(sorted(sys.modules)))\n"
     )
-    out = subprocess.run([sys.executable, "-S", "-c", code, str(ROOT / "tests" / "fixtures" / "hook-inputs-2.1.328.jsonl")],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-S",
+            "-c",
+            code,
+            str(ROOT / "tests" / "fixtures" / "hook-inputs-2.1.328.jsonl"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     loaded = set(json.loads(out.stdout.splitlines()[-1]))
     assert not loaded & {"typer", "click", "rich", "metacog.cli"}
 
@@ -78,7 +107,11 @@ def metacog_imports(path: Path) -> set[str]:
     found = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("metacog"):
-            found |= {node.module.partition(".")[2]} if "." in node.module else {a.name for a in node.names}
+            found |= (
+                {node.module.partition(".")[2]}
+                if "." in node.module
+                else {a.name for a in node.names}
+            )
         elif isinstance(node, ast.Import):
             found |= {a.name.partition(".")[2] for a in node.names if a.name.startswith("metacog.")}
     return found
@@ -86,7 +119,10 @@ def metacog_imports(path: Path) -> set[str]:
 
 def test_no_import_circle_between_the_hook_and_the_resident_process() -> None:
     """hook -> resident (starting one); server (being one) -> hook: never the other way."""
-    names = {name: metacog_imports(ROOT / "metacog" / f"{name}.py") for name in ("hook", "resident", "server")}
+    names = {
+        name: metacog_imports(ROOT / "metacog" / f"{name}.py")
+        for name in ("hook", "resident", "server")
+    }
     assert "resident" in names["hook"] and "server" not in names["hook"]
     assert not names["resident"] & {"hook", "server"}
     assert {"hook", "resident"} <= names["server"]
@@ -104,14 +140,43 @@ def test_the_direct_hook_imports_neither_the_cli_nor_the_residents_side() -> Non
         "hook.handle(lines[8], paths.state_dir())  # a failure: the signature path too\n"
         "print(' '.join(sorted(sys.modules)))\n"
     )
-    out = subprocess.run([sys.executable, "-I", "-S", "-c", code, str(ROOT / "tests" / "fixtures" / "hook-inputs-2.1.328.jsonl")],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-I",
+            "-S",
+            "-c",
+            code,
+            str(ROOT / "tests" / "fixtures" / "hook-inputs-2.1.328.jsonl"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     loaded = set(out.stdout.split())
     assert "metacog.events" in loaded  # the calls were handled
-    assert not loaded & {"typer", "click", "rich", "metacog.cli", "metacog.server", "metacog.imports", "subprocess"}
+    assert not loaded & {
+        "typer",
+        "click",
+        "rich",
+        "metacog.cli",
+        "metacog.server",
+        "metacog.imports",
+        "subprocess",
+    }
 
 
 def test_run_sh_is_silent_without_a_runtime(tmp_path: Path) -> None:
-    env = {"CLAUDE_PLUGIN_DATA": str(tmp_path / "data"), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
-    out = subprocess.run(["sh", str(ROOT / "hooks" / "run.sh")], input=b"{}", capture_output=True, env=env, check=False)
+    env = {
+        "CLAUDE_PLUGIN_DATA": str(tmp_path / "data"),
+        "HOME": str(tmp_path),
+        "PATH": "/usr/bin:/bin",
+    }
+    out = subprocess.run(
+        ["sh", str(ROOT / "hooks" / "run.sh")],
+        input=b"{}",
+        capture_output=True,
+        env=env,
+        check=False,
+    )
     assert (out.returncode, out.stdout, out.stderr) == (0, b"", b"")

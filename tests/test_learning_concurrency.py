@@ -56,7 +56,13 @@ def run_all(targets: list[tuple]) -> list:
 
 def appender(path: str, worker: int, count: int, compact_bytes: int) -> int:
     for i in range(count):
-        rec = {"v": 1, "type": "detection", "rule": "error-loop", "at": T0 + i, "session": f"{worker:04x}{i:08x}"}
+        rec = {
+            "v": 1,
+            "type": "detection",
+            "rule": "error-loop",
+            "at": T0 + i,
+            "session": f"{worker:04x}{i:08x}",
+        }
         store.append(path, [rec], T0 + count, compact_bytes, 0)
     return count
 
@@ -89,7 +95,9 @@ def start(root: str, sid: str, now: float) -> str:
 
 
 @pytest.mark.parametrize("round_", range(3))
-def test_session_end_racing_the_next_session_start_evaluates_once(project: str, round_: int) -> None:
+def test_session_end_racing_the_next_session_start_evaluates_once(
+    project: str, round_: int
+) -> None:
     finished = [f"old{round_}-{i}" for i in range(WORKERS)]
     for sid in finished:
         write_session(sid, project, T0, **LOOP)  # stale at T0 + 1 day: every start may pick it up
@@ -111,7 +119,10 @@ def test_sessions_of_many_projects_at_once(make_project: Callable[[str], str]) -
     # Promotion happened exactly once, with every project counted.
     aggregates = [r for r in global_records() if r["type"] == "aggregate"]
     assert len(aggregates) == 1
-    assert aggregates[0]["detections"] + sum(r["type"] == "detection" for r in global_records()) == WORKERS
+    assert (
+        aggregates[0]["detections"] + sum(r["type"] == "detection" for r in global_records())
+        == WORKERS
+    )
 
 
 def digest(root: str, sid: str) -> str:
@@ -119,16 +130,28 @@ def digest(root: str, sid: str) -> str:
 
 
 def test_one_session_gets_its_digest_once_whatever_races(project: str) -> None:
-    store.append(store.project_path(project), [{"v": 1, "type": "detection", "rule": "error-loop", "at": T0}],
-                 T0, 1 << 20, 30)
+    store.append(
+        store.project_path(project),
+        [{"v": 1, "type": "detection", "rule": "error-loop", "at": T0}],
+        T0,
+        1 << 20,
+        30,
+    )
     texts = run_all([(digest, project, "same") for _ in range(WORKERS)])
     assert sum(bool(t) for t in texts) == 1
 
 
 def test_parallel_sessions_each_get_a_digest_and_a_marker(project: str) -> None:
-    store.append(store.project_path(project), [{"v": 1, "type": "detection", "rule": "error-loop", "at": T0}],
-                 T0, 1 << 20, 30)
+    store.append(
+        store.project_path(project),
+        [{"v": 1, "type": "detection", "rule": "error-loop", "at": T0}],
+        T0,
+        1 << 20,
+        30,
+    )
     texts = run_all([(digest, project, f"s{i}") for i in range(WORKERS)])
     assert all(t.startswith("metacog:") for t in texts) and len(set(texts)) == 1
     marks = Path(state_dir(), "learning", "marks")
-    assert sorted(p.name for p in marks.glob("*.active")) == sorted(f"s{i}.active" for i in range(WORKERS))
+    assert sorted(p.name for p in marks.glob("*.active")) == sorted(
+        f"s{i}.active" for i in range(WORKERS)
+    )

@@ -68,14 +68,19 @@ def test_an_inactive_rule_held_in_a_session_gets_nothing(project: str) -> None:
     assert project_records(project) == []
 
 
-@pytest.mark.parametrize(("idle_days", "factor"), [
-    pytest.param(0, 1.0, id="fresh"),
-    pytest.param(59, 1.0, id="59-days-no-decay"),
-    pytest.param(60, 1.0, id="60-days-edge"),
-    pytest.param(120, 0.5, id="one-half-life-after-grace"),
-    pytest.param(180, 0.25, id="two-half-lives"),
-])
-def test_only_dormancy_decays_with_a_60_day_half_life(project: str, idle_days: int, factor: float) -> None:
+@pytest.mark.parametrize(
+    ("idle_days", "factor"),
+    [
+        pytest.param(0, 1.0, id="fresh"),
+        pytest.param(59, 1.0, id="59-days-no-decay"),
+        pytest.param(60, 1.0, id="60-days-edge"),
+        pytest.param(120, 0.5, id="one-half-life-after-grace"),
+        pytest.param(180, 0.25, id="two-half-lives"),
+    ],
+)
+def test_only_dormancy_decays_with_a_60_day_half_life(
+    project: str, idle_days: int, factor: float
+) -> None:
     for i in range(6):
         session(project, f"s{i}", T0 + i * 3600, LOOP)
     last = T0 + 5 * 3600
@@ -95,7 +100,9 @@ def test_decay_settings_are_configurable(project: str) -> None:
     session(project, "s0", T0, LOOP)
     conf = cfg(learning={"decay_after_days": 10, "half_life_days": 10})
     base = rule(project, "error-loop", T0)["confidence"]
-    assert rule(project, "error-loop", T0 + 20 * DAY, conf)["confidence"] == pytest.approx(base / 2, abs=1e-3)
+    assert rule(project, "error-loop", T0 + 20 * DAY, conf)["confidence"] == pytest.approx(
+        base / 2, abs=1e-3
+    )
 
 
 def test_long_dormant_thin_rules_are_pruned_rich_ones_stay(tmp_path, project: str) -> None:
@@ -114,27 +121,36 @@ def test_evidence_is_dated_when_the_session_happened(project: str) -> None:
     assert [r["at"] for r in project_records(project)] == [T0]
     r = rule(project, "error-loop", T0 + 90 * DAY)
     assert r["last_active"] == T0
-    assert r["confidence"] == pytest.approx(confidence.confidence(1, 0, T0, T0, LEARN) * 0.5 ** 0.5, abs=1e-3)
+    assert r["confidence"] == pytest.approx(
+        confidence.confidence(1, 0, T0, T0, LEARN) * 0.5**0.5, abs=1e-3
+    )
 
 
 def test_a_session_written_twice_counts_once(project: str) -> None:
     rec = {"v": 1, "type": "detection", "rule": "error-loop", "at": T0, "session": "abcd1234"}
-    store.append(store.project_path(project), [rec, rec, {**rec, "session": "ffff0000"}], T0, 1 << 20, 30)
+    store.append(
+        store.project_path(project), [rec, rec, {**rec, "session": "ffff0000"}], T0, 1 << 20, 30
+    )
     assert rule(project, "error-loop", T0)["detections"] == 2
 
 
-def evidence(kind: str, session: str = "abcd1234", rule_id: str = "error-loop", at: float = T0) -> dict:
+def evidence(
+    kind: str, session: str = "abcd1234", rule_id: str = "error-loop", at: float = T0
+) -> dict:
     return {"v": 1, "type": kind, "rule": rule_id, "at": at, "session": session}
 
 
-@pytest.mark.parametrize(("kinds", "expected"), [
-    pytest.param(["suppression", "detection"], (1, 0), id="held-then-looped"),
-    pytest.param(["detection", "suppression"], (0, 1), id="looped-then-held"),
-    pytest.param(["detection", "detection"], (1, 0), id="written-twice"),
-    pytest.param(["suppression", "detection", "suppression"], (0, 1), id="latest-of-three"),
-    pytest.param(["detection", "retraction"], None, id="withdrawn"),
-    pytest.param(["detection", "retraction", "suppression"], (0, 1), id="withdrawn-then-held"),
-])
+@pytest.mark.parametrize(
+    ("kinds", "expected"),
+    [
+        pytest.param(["suppression", "detection"], (1, 0), id="held-then-looped"),
+        pytest.param(["detection", "suppression"], (0, 1), id="looped-then-held"),
+        pytest.param(["detection", "detection"], (1, 0), id="written-twice"),
+        pytest.param(["suppression", "detection", "suppression"], (0, 1), id="latest-of-three"),
+        pytest.param(["detection", "retraction"], None, id="withdrawn"),
+        pytest.param(["detection", "retraction", "suppression"], (0, 1), id="withdrawn-then-held"),
+    ],
+)
 def test_the_latest_evaluation_of_a_session_wins(kinds: list[str], expected: tuple | None) -> None:
     mine = [evidence(k, at=T0 + i) for i, k in enumerate(kinds)]
     got = confidence.tally(mine).get("error-loop")
@@ -145,9 +161,12 @@ def test_the_latest_evaluation_of_a_session_wins(kinds: list[str], expected: tup
 
 def test_compaction_keeps_only_the_latest_evaluation_of_a_session(project: str) -> None:
     path = store.project_path(project)
-    recs = [evidence("suppression", at=T0), evidence("detection", at=T0 + 60),
-            evidence("detection", "0000aaaa", "write-heavy", T0),
-            evidence("retraction", "0000aaaa", "write-heavy", T0)]
+    recs = [
+        evidence("suppression", at=T0),
+        evidence("detection", at=T0 + 60),
+        evidence("detection", "0000aaaa", "write-heavy", T0),
+        evidence("retraction", "0000aaaa", "write-heavy", T0),
+    ]
     store.append(path, recs, T0, 1 << 20, 30)
     before = confidence.tally(store.read(path, T0 + DAY).records)
     assert store._compact(path, T0 + 60 * DAY, 1 << 20, 30)  # everything old enough to fold

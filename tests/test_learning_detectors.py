@@ -20,18 +20,32 @@ CASES = {
     "error-loop": ({"errors": 2, "max_error_streak": 2}, {"errors": 3, "max_error_streak": 3}),
     "repeated-mistake": ({"errors": 3}, {"errors": 3, "fired": {"habit": 1}}),
     "repeated-reads": ({"reads": 5, "max_file_reads": 2}, {"reads": 5, "max_file_reads": 3}),
-    "circular-search": ({"searches": 4, "max_search_repeat": 2}, {"searches": 4, "max_search_repeat": 3}),
+    "circular-search": (
+        {"searches": 4, "max_search_repeat": 2},
+        {"searches": 4, "max_search_repeat": 3},
+    ),
     "going-in-circles": ({"calls": 10, "max_repeat": 3}, {"calls": 10, "max_repeat": 4}),
-    "long-autonomous-run": ({"main_calls": 30, "max_calls_between_prompts": 59, "max_minutes_between_prompts": 29},
-                            {"main_calls": 30, "max_calls_between_prompts": 60}),
+    "long-autonomous-run": (
+        {"main_calls": 30, "max_calls_between_prompts": 59, "max_minutes_between_prompts": 29},
+        {"main_calls": 30, "max_calls_between_prompts": 60},
+    ),
     "write-heavy": ({"edits": 9, "reads": 3}, {"edits": 10, "reads": 3}),
-    "context-pressure": ({"calls": 30, "max_context_fill": 0.5},
-                         {"calls": 30, "max_context_fill": 0.5, "fired": {"o2": 1}}),
-    "blast-radius": ({"edits": 1, "wide_edits": 1}, {"edits": 1, "wide_edits": 1, "fired": {"spatial": 1}}),
-    "untested-edits": ({"edits": 12, "code_edits": 12, "reads": 6},
-                       {"edits": 12, "code_edits": 12, "reads": 6, "fired": {"echo": 1}}),
-    "task-drift": ({"main_calls": 12, "tracked_calls": 12},
-                   {"main_calls": 12, "tracked_calls": 12, "fired": {"drift": 1}}),
+    "context-pressure": (
+        {"calls": 30, "max_context_fill": 0.5},
+        {"calls": 30, "max_context_fill": 0.5, "fired": {"o2": 1}},
+    ),
+    "blast-radius": (
+        {"edits": 1, "wide_edits": 1},
+        {"edits": 1, "wide_edits": 1, "fired": {"spatial": 1}},
+    ),
+    "untested-edits": (
+        {"edits": 12, "code_edits": 12, "reads": 6},
+        {"edits": 12, "code_edits": 12, "reads": 6, "fired": {"echo": 1}},
+    ),
+    "task-drift": (
+        {"main_calls": 12, "tracked_calls": 12},
+        {"main_calls": 12, "tracked_calls": 12, "fired": {"drift": 1}},
+    ),
 }
 # Just under each precondition: the situation never arose, whatever else the summary says.
 NOT_ARISEN = {
@@ -55,11 +69,16 @@ NEVER_AROSE = [
     ("repeated-mistake", {"calls": 200, "main_calls": 200, "edits": 40}),
     ("repeated-reads", {"calls": 200, "edits": 20, "searches": 30}),
     ("circular-search", {"calls": 200, "reads": 30}),
-    ("going-in-circles", {"calls": 200, "max_repeat": 1}),  # no action ever gave the same result twice
+    (
+        "going-in-circles",
+        {"calls": 200, "max_repeat": 1},
+    ),  # no action ever gave the same result twice
     ("going-in-circles", {"calls": 200}),
     # The person spoke every few calls: the agent never had the chance to run far alone.
-    ("long-autonomous-run",
-     {"main_calls": 200, "max_calls_between_prompts": 29, "max_minutes_between_prompts": 29}),
+    (
+        "long-autonomous-run",
+        {"main_calls": 200, "max_calls_between_prompts": 29, "max_minutes_between_prompts": 29},
+    ),
     ("long-autonomous-run", {"main_calls": 200}),
     ("write-heavy", {"calls": 200, "reads": 50}),
     ("context-pressure", {"calls": 300, "main_calls": 300}),  # how full the context got is unknown
@@ -77,20 +96,38 @@ NEVER_AROSE = [
 ]
 # The summary the reviewer's case gives today: 14 calls, 6 edits, all to docs (and 4 reads,
 # under repeated-reads' min_reads: reading 5 files would rightly test that rule).
-DOCS_SESSION = {"calls": 14, "main_calls": 14, "edits": 6, "reads": 4, "bash": 4, "prompts": 1,
-                "max_file_reads": 1, "max_repeat": 1, "max_calls_between_prompts": 14,
-                "max_minutes_between_prompts": 3.0}
+DOCS_SESSION = {
+    "calls": 14,
+    "main_calls": 14,
+    "edits": 6,
+    "reads": 4,
+    "bash": 4,
+    "prompts": 1,
+    "max_file_reads": 1,
+    "max_repeat": 1,
+    "max_calls_between_prompts": 14,
+    "max_minutes_between_prompts": 3.0,
+}
 
 project = learningtest.project
 make_project = learningtest.make_project
 
 
-def verdicts(summary: dict, rule_id: str, active: frozenset = ALL, conf: dict | None = None) -> list[str]:
-    return [kind for kind, rid, _ in detectors.judge(summary, active, conf or cfg()) if rid == rule_id]
+def verdicts(
+    summary: dict, rule_id: str, active: frozenset = ALL, conf: dict | None = None
+) -> list[str]:
+    return [
+        kind for kind, rid, _ in detectors.judge(summary, active, conf or cfg()) if rid == rule_id
+    ]
 
 
 def test_every_detector_is_tested() -> None:
-    assert set(CASES) == set(NOT_ARISEN) == {rid for rid, _ in NEVER_AROSE} == {d.id for d in detectors.DETECTORS}
+    assert (
+        set(CASES)
+        == set(NOT_ARISEN)
+        == {rid for rid, _ in NEVER_AROSE}
+        == {d.id for d in detectors.DETECTORS}
+    )
     assert len(detectors.DETECTORS) >= 5 + 4  # the five named patterns, and senses'
 
 
@@ -108,8 +145,11 @@ def test_detection_suppression_and_silence(rule_id: str) -> None:
     assert verdicts(NOT_ARISEN[rule_id], rule_id) == []
 
 
-@pytest.mark.parametrize(("rule_id", "summary"), NEVER_AROSE,
-                         ids=[f"{rid}-{i}" for i, (rid, _) in enumerate(NEVER_AROSE)])
+@pytest.mark.parametrize(
+    ("rule_id", "summary"),
+    NEVER_AROSE,
+    ids=[f"{rid}-{i}" for i, (rid, _) in enumerate(NEVER_AROSE)],
+)
 def test_a_situation_that_never_arose_says_nothing(rule_id: str, summary: dict) -> None:
     assert verdicts(summary, rule_id) == []
     assert verdicts(summary, rule_id, active=frozenset()) == []
@@ -130,11 +170,28 @@ def test_a_docs_session_through_the_hook_holds_no_rule(project: str) -> None:
     docs.mkdir()
 
     def call(tool: str, tool_input: dict, i: int) -> None:
-        send(captured("PostToolUse", tool, session_id=sid, cwd=project, tool_input=tool_input,
-                      transcript_path=""), now=T0 + 10 + i)
+        send(
+            captured(
+                "PostToolUse",
+                tool,
+                session_id=sid,
+                cwd=project,
+                tool_input=tool_input,
+                transcript_path="",
+            ),
+            now=T0 + 10 + i,
+        )
 
-    send(captured("UserPromptSubmit", session_id=sid, cwd=project, prompt="please tidy up the documentation",
-                  transcript_path=""), now=T0)
+    send(
+        captured(
+            "UserPromptSubmit",
+            session_id=sid,
+            cwd=project,
+            prompt="please tidy up the documentation",
+            transcript_path="",
+        ),
+        now=T0,
+    )
     for i in range(6):
         page = str(docs / f"page{i}.md")
         if i < 4:
@@ -152,8 +209,11 @@ def test_a_docs_session_through_the_hook_holds_no_rule(project: str) -> None:
 @pytest.mark.parametrize("rule_id", sorted(CASES))
 def test_the_lowest_min_thresholds_do_not_make_a_situation_arise(rule_id: str) -> None:
     # Each precondition threshold at the lowest the config takes (0 where config.LIMITS has no bound).
-    lowest = {key: type(value)(config.LIMITS.get((rule_id, key), (0, 0))[0])
-              for key, value in config.DEFAULTS[rule_id].items() if key.startswith("min_")}
+    lowest = {
+        key: type(value)(config.LIMITS.get((rule_id, key), (0, 0))[0])
+        for key, value in config.DEFAULTS[rule_id].items()
+        if key.startswith("min_")
+    }
     assert lowest, rule_id
     assert verdicts({"calls": 50, "main_calls": 50}, rule_id, conf=cfg({rule_id: lowest})) == []
 
@@ -186,38 +246,66 @@ def test_each_detector_can_be_switched_off(rule_id: str) -> None:
 
 def test_thresholds_are_tunable_and_partial_tables_keep_the_rest() -> None:
     tuned = cfg({"error-loop": {"streak": 5}})
-    assert verdicts({"errors": 4, "max_error_streak": 4}, "error-loop", conf=tuned) == ["suppression"]
+    assert verdicts({"errors": 4, "max_error_streak": 4}, "error-loop", conf=tuned) == [
+        "suppression"
+    ]
     assert verdicts({"errors": 5, "max_error_streak": 5}, "error-loop", conf=tuned) == ["detection"]
     # As metacog.config.load gives them: config.merge is the one check of types and ranges.
     wrong_type = config.merge(config.DEFAULTS, {"error-loop": {"streak": "five", "enabled": "no"}})
-    assert verdicts({"errors": 3, "max_error_streak": 3}, "error-loop", conf=wrong_type) == ["detection"]
+    assert verdicts({"errors": 3, "max_error_streak": 3}, "error-loop", conf=wrong_type) == [
+        "detection"
+    ]
 
 
 def test_context_pressure_uses_the_fill_when_o2_reports_it() -> None:
-    assert verdicts({"calls": 5, "max_context_fill": 0.6, "fired": {"o2": 1}}, "context-pressure") == ["detection"]
-    assert verdicts({"calls": 99, "max_context_fill": 0.3, "fired": {"o2": 1}}, "context-pressure") == []
+    assert verdicts(
+        {"calls": 5, "max_context_fill": 0.6, "fired": {"o2": 1}}, "context-pressure"
+    ) == ["detection"]
+    assert (
+        verdicts({"calls": 99, "max_context_fill": 0.3, "fired": {"o2": 1}}, "context-pressure")
+        == []
+    )
 
 
-@pytest.mark.parametrize("summary", [None, [], "x", {"errors": "many", "max_error_streak": None},
-                                     {"errors": True, "fired": ["o2"], "lessons": "no"},
-                                     {"errors": float("nan"), "max_error_streak": float("inf")},
-                                     {"lessons": [None, 5, {"sig": 3}, {"sig": "s", "failed": "Bash"}]}])
+@pytest.mark.parametrize(
+    "summary",
+    [
+        None,
+        [],
+        "x",
+        {"errors": "many", "max_error_streak": None},
+        {"errors": True, "fired": ["o2"], "lessons": "no"},
+        {"errors": float("nan"), "max_error_streak": float("inf")},
+        {"lessons": [None, 5, {"sig": 3}, {"sig": "s", "failed": "Bash"}]},
+    ],
+)
 def test_malformed_summaries_never_raise(summary: object) -> None:
     assert detectors.judge(summary, ALL, cfg()) == []
 
 
-@pytest.mark.parametrize(("failed", "then", "same", "expected"), [
-    pytest.param("Bash", "Read", False, "resolve-read", id="read"),
-    pytest.param("Bash", "WebFetch", False, "resolve-docs", id="docs"),
-    pytest.param("Bash", "Grep", False, "resolve-search", id="search"),
-    pytest.param("Bash", "Edit", False, "resolve-other-tool", id="other-tool"),
-    pytest.param("Bash", "Bash", False, "resolve-other-target", id="other-target"),
-    pytest.param("Bash", "Bash", True, "resolve-fix", id="fixed-then-rerun"),
-])
-def test_motor_learning_names_what_changed(failed: str, then: str, same: bool, expected: str) -> None:
-    lesson = {"sig": "KeyError: 'user' | app.py:3", "failed": failed, "then": then, "same_target": same}
+@pytest.mark.parametrize(
+    ("failed", "then", "same", "expected"),
+    [
+        pytest.param("Bash", "Read", False, "resolve-read", id="read"),
+        pytest.param("Bash", "WebFetch", False, "resolve-docs", id="docs"),
+        pytest.param("Bash", "Grep", False, "resolve-search", id="search"),
+        pytest.param("Bash", "Edit", False, "resolve-other-tool", id="other-tool"),
+        pytest.param("Bash", "Bash", False, "resolve-other-target", id="other-target"),
+        pytest.param("Bash", "Bash", True, "resolve-fix", id="fixed-then-rerun"),
+    ],
+)
+def test_motor_learning_names_what_changed(
+    failed: str, then: str, same: bool, expected: str
+) -> None:
+    lesson = {
+        "sig": "KeyError: 'user' | app.py:3",
+        "failed": failed,
+        "then": then,
+        "same_target": same,
+    }
     assert detectors.judge({"lessons": [lesson, dict(lesson)]}, frozenset(), cfg()) == [
-        ("lesson", expected, lesson["sig"])]
+        ("lesson", expected, lesson["sig"])
+    ]
 
 
 def test_lessons_store_a_hash_of_the_signature_never_error_text(project: str) -> None:
@@ -246,25 +334,42 @@ def test_detector_sections_go_through_config_load(make_project: Callable[[str], 
     root = Path(make_project("configured"))
     (root / ".claude").mkdir()
     (root / ".claude" / "metacog.toml").write_text(
-        '[error-loop]\nstreak = 5\n\n[task-drift]\nenabled = false\n\n'
-        '[no-such-detector]\nenabled = false\n\n[learning]\npromote_projects = 3\nkeep_days = "x"\n')
+        "[error-loop]\nstreak = 5\n\n[task-drift]\nenabled = false\n\n"
+        '[no-such-detector]\nenabled = false\n\n[learning]\npromote_projects = 3\nkeep_days = "x"\n'
+    )
     conf = config.load(paths.config_dir(), paths.state_dir(), str(root))
-    assert verdicts({"errors": 4, "max_error_streak": 4}, "error-loop", conf=conf) == ["suppression"]
+    assert verdicts({"errors": 4, "max_error_streak": 4}, "error-loop", conf=conf) == [
+        "suppression"
+    ]
     assert verdicts({"main_calls": 20, "fired": {"drift": 2}}, "task-drift", conf=conf) == []
-    assert verdicts({"main_calls": 20, "tracked_calls": 20, "fired": {"drift": 2}}, "task-drift", conf=conf) == []
+    assert (
+        verdicts(
+            {"main_calls": 20, "tracked_calls": 20, "fired": {"drift": 2}}, "task-drift", conf=conf
+        )
+        == []
+    )
     assert settings.detector(conf, "error-loop")["min_errors"] == 2
     learn = settings.learning(conf)
-    assert (learn["promote_projects"], learn["keep_days"]) == (3, config.DEFAULTS["learning"]["keep_days"])
+    assert (learn["promote_projects"], learn["keep_days"]) == (
+        3,
+        config.DEFAULTS["learning"]["keep_days"],
+    )
 
 
 def test_the_thresholds_are_the_config_sections_only() -> None:
     # No second table: each detector's section is config.DEFAULTS' own, and a tuned section
     # is what the detector reads (a threshold the config lacked would raise KeyError here).
     assert set(detectors.CONFIG_DEFAULTS) == {*detectors.BY_ID, detectors.MOTOR}
-    assert all(detectors.CONFIG_DEFAULTS[name] is config.DEFAULTS[name] for name in detectors.CONFIG_DEFAULTS)
+    assert all(
+        detectors.CONFIG_DEFAULTS[name] is config.DEFAULTS[name]
+        for name in detectors.CONFIG_DEFAULTS
+    )
     assert not any(hasattr(det, "defaults") for det in detectors.DETECTORS)
     for rule_id, (_, failed) in CASES.items():
         # The highest each key takes (config.LIMITS), or 10**9 where it has no bound.
-        unreachable = {key: config.LIMITS.get((rule_id, key), (0, 10**9))[1]
-                       for key in config.DEFAULTS[rule_id] if key != "enabled"}
+        unreachable = {
+            key: config.LIMITS.get((rule_id, key), (0, 10**9))[1]
+            for key in config.DEFAULTS[rule_id]
+            if key != "enabled"
+        }
         assert verdicts(failed, rule_id, conf=cfg({rule_id: unreachable})) == [], rule_id

@@ -33,7 +33,9 @@ def test_a_session_still_running_is_left_alone(project: str) -> None:
     assert len(project_records(project)) == 1
 
 
-def test_an_ended_session_is_picked_up_at_once(project: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_ended_session_is_picked_up_at_once(
+    project: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     write_session("ended", project, T0, **LOOP)
 
     def cut_short(*args: object) -> None:
@@ -43,12 +45,16 @@ def test_an_ended_session_is_picked_up_at_once(project: str, monkeypatch: pytest
     monkeypatch.setattr(evaluate, "evaluate", cut_short)
     with pytest.raises(TimeoutError):
         learning.on_session_end(project, "ended", state_dir(), cfg(), T0)
-    monkeypatch.setattr(evaluate, "evaluate", real)  # not undo(): that would also undo the isolated home
+    monkeypatch.setattr(
+        evaluate, "evaluate", real
+    )  # not undo(): that would also undo the isolated home
     start(project, "next", T0 + 60)  # not stale yet, but it ended
     assert len(project_records(project)) == 1
 
 
-def test_sessions_of_other_projects_wait_for_their_own(make_project: Callable[[str], str], project: str) -> None:
+def test_sessions_of_other_projects_wait_for_their_own(
+    make_project: Callable[[str], str], project: str
+) -> None:
     other = make_project("other")
     write_session("theirs", other, T0, **LOOP)
     start(project, "mine", T0 + DAY)
@@ -65,7 +71,9 @@ def test_each_session_is_evaluated_exactly_once(project: str) -> None:
     assert len(project_records(project)) == 1
 
 
-def test_a_crash_between_evidence_and_mark_still_counts_once(project: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_crash_between_evidence_and_mark_still_counts_once(
+    project: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     write_session("s0", project, T0, **LOOP)
     real = scopes.record
 
@@ -113,7 +121,11 @@ def test_disabled_learning_records_nothing(project: str) -> None:
 # The whole loop through the hook, in-process: events.py calls metacog.learning itself.
 def test_the_loop_through_the_hook(project: str) -> None:
     def event(name: str, sid: str, **extra: object) -> dict:
-        base = captured(name) if name != "SessionEnd" else {"hook_event_name": "SessionEnd", "reason": "other"}
+        base = (
+            captured(name)
+            if name != "SessionEnd"
+            else {"hook_event_name": "SessionEnd", "reason": "other"}
+        )
         return {**base, "session_id": sid, "cwd": project, **extra}
 
     fail = {**captured("PostToolUseFailure", "Bash"), "session_id": "one", "cwd": project}
@@ -132,7 +144,10 @@ def test_the_loop_through_the_hook(project: str) -> None:
     assert send(event("UserPromptSubmit", "two"), now=T0 + DAY + 2) is None  # once per session
     assert send(event("SessionEnd", "two"), now=T0 + DAY + 60) is None
     held = rule(project, "error-loop", T0 + DAY + 61)
-    assert (held["detections"], held["suppressions"]) == (1, 0)  # two never erred: the situation never arose
+    assert (held["detections"], held["suppressions"]) == (
+        1,
+        0,
+    )  # two never erred: the situation never arose
     assert store.project_path(project).startswith(project)
 
 
@@ -157,12 +172,15 @@ def idle_then_more(root: str, sid: str, before: dict, after: dict) -> None:
 def test_work_after_an_idle_evaluation_is_not_lost(project: str) -> None:
     idle_then_more(project, "a", learningtest.QUIET, {**LOOP, "calls": 9})
     assert [(r["type"], r["rule"], r["at"]) for r in project_records(project)] == [
-        ("detection", "error-loop", T0 + 4 * HOUR)]
+        ("detection", "error-loop", T0 + 4 * HOUR)
+    ]
     assert rule(project, "error-loop", T0 + 5 * HOUR)["detections"] == 1
 
 
 def test_a_suppression_later_detected_counts_as_the_detection_only(project: str) -> None:
-    learningtest.session(project, "s0", T0 - DAY, LOOP)  # makes error-loop active in the next digest
+    learningtest.session(
+        project, "s0", T0 - DAY, LOOP
+    )  # makes error-loop active in the next digest
     learning.digest_once(project, "a", state_dir(), cfg(), T0 - 600)
     idle_then_more(project, "a", learningtest.CALM, {**LOOP, "calls": 20})
     r = rule(project, "error-loop", T0 + 5 * HOUR)
@@ -181,12 +199,16 @@ def test_an_unchanged_verdict_is_not_written_again(project: str) -> None:
     idle_then_more(project, "a", LOOP, {**LOOP, "calls": 30})
     assert len(project_records(project)) == 1
     assert index_tally(project, "error-loop")[:2] == [1, 0]
-    learning.on_session_end(project, "a", state_dir(), cfg(), T0 + 5 * HOUR)  # nothing new: nothing done
+    learning.on_session_end(
+        project, "a", state_dir(), cfg(), T0 + 5 * HOUR
+    )  # nothing new: nothing done
     start(project, "later", T0 + DAY)
     assert len(project_records(project)) == 1
 
 
-def test_sessions_judged_by_older_detectors_are_judged_again(project: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_sessions_judged_by_older_detectors_are_judged_again(
+    project: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Detectors before version 2 took a long session for the situation of rules it never
     # tested ("held" blast-radius on a session that edited only docs). A session whose state
     # is still kept is judged again once, and the evidence it no longer gives is retracted.
@@ -204,7 +226,9 @@ def test_sessions_judged_by_older_detectors_are_judged_again(project: str, monke
     monkeypatch.setattr(detectors, "VERSION", 1)
     write_session("a", project, T0, **docs_only)
     learning.on_session_end(project, "a", state_dir(), cfg(), T0 + 60)
-    monkeypatch.setattr(detectors, "judge", real_judge)  # not undo(): that would also undo the isolated home
+    monkeypatch.setattr(
+        detectors, "judge", real_judge
+    )  # not undo(): that would also undo the isolated home
     monkeypatch.setattr(detectors, "VERSION", real_version)
     done = Path(state_dir(), "learning", "marks", "a.done")
     mark = json.loads(done.read_text())
@@ -214,7 +238,9 @@ def test_sessions_judged_by_older_detectors_are_judged_again(project: str, monke
 
     start(project, "next", T0 + DAY)
     assert [(r["type"], r["rule"]) for r in project_records(project)] == [
-        ("suppression", "blast-radius"), ("retraction", "blast-radius")]
+        ("suppression", "blast-radius"),
+        ("retraction", "blast-radius"),
+    ]
     assert rule(project, "blast-radius", T0 + DAY) is None
     assert json.loads(done.read_text())["judge"] == detectors.VERSION
     start(project, "later", T0 + 2 * DAY)  # judged by these detectors now: not again
@@ -243,13 +269,19 @@ def test_the_done_mark_says_what_was_evaluated(project: str) -> None:
 
 
 def test_retrospectives_and_digest_caches_of_projects_not_seen_for_30_days_are_collected(
-        project: str, make_project: Callable[[str], str]) -> None:
+    project: str, make_project: Callable[[str], str]
+) -> None:
     other = make_project("other")
     for i, root in enumerate((project, other)):
         learningtest.session(root, f"s{i}", T0 + i, {**LOOP, "calls": 5})
     folder = Path(state_dir(), "learning")
-    mine, theirs = ({Path(digest.retro_path(state_dir(), root)).name, Path(digest.cache_path(state_dir(), root)).name}
-                    for root in (project, other))
+    mine, theirs = (
+        {
+            Path(digest.retro_path(state_dir(), root)).name,
+            Path(digest.cache_path(state_dir(), root)).name,
+        }
+        for root in (project, other)
+    )
     assert {p.name for p in folder.glob("*.json")} == mine | theirs
     now = time.time()
     for name in mine:  # untouched for 31 days: the project was not worked on since
@@ -259,16 +291,24 @@ def test_retrospectives_and_digest_caches_of_projects_not_seen_for_30_days_are_c
     os.utime(stray, (now - 31 * DAY, now - 31 * DAY))
     evaluate.collect_marks(state_dir(), now)
     assert {p.name for p in folder.iterdir() if p.is_file()} == theirs
-    assert sorted(p.name for p in (folder / "marks").iterdir()) == sorted(  # their sessions' states remain
-        f"s{i}.{kind}" for i in range(2) for kind in ("active", "done", "done.lock", "ended"))
+    assert sorted(
+        p.name for p in (folder / "marks").iterdir()
+    ) == sorted(  # their sessions' states remain
+        f"s{i}.{kind}" for i in range(2) for kind in ("active", "done", "done.lock", "ended")
+    )
 
 
 def test_marks_of_every_kind_go_with_their_session(project: str) -> None:
     learningtest.session(project, "s0", T0, LOOP)
     marks = Path(state_dir(), "learning", "marks")
     (marks / "s0.done.tmp-999").write_text("{")
-    assert {p.name.split(".", 1)[1] for p in marks.iterdir()} == {"active", "done", "done.lock", "ended",
-                                                                  "done.tmp-999"}
+    assert {p.name.split(".", 1)[1] for p in marks.iterdir()} == {
+        "active",
+        "done",
+        "done.lock",
+        "ended",
+        "done.tmp-999",
+    }
     far = time.time() + 2 * DAY
     evaluate.collect_marks(state_dir(), far)
     assert len(list(marks.iterdir())) == 5  # the session's state is still there
@@ -279,52 +319,75 @@ def test_marks_of_every_kind_go_with_their_session(project: str) -> None:
 
 def test_a_session_quiet_for_hours_then_looping_through_the_hook(project: str) -> None:
     def event(name: str, sid: str, **extra: object) -> dict:
-        base = captured(name) if name != "SessionEnd" else {"hook_event_name": "SessionEnd", "reason": "other"}
+        base = (
+            captured(name)
+            if name != "SessionEnd"
+            else {"hook_event_name": "SessionEnd", "reason": "other"}
+        )
         return {**base, "session_id": sid, "cwd": project, **extra}
 
     send(event("SessionStart", "a"), now=T0)
     send(event("UserPromptSubmit", "a"), now=T0 + 1)
     for i in range(3):
-        send({**captured("PostToolUse", "Bash"), "session_id": "a", "cwd": project}, now=T0 + 10 + i)
+        send(
+            {**captured("PostToolUse", "Bash"), "session_id": "a", "cwd": project}, now=T0 + 10 + i
+        )
     send(event("SessionStart", "b"), now=T0 + 3 * HOUR)  # a is stale: evaluated, still open
     assert project_records(project) == []
     fail = {**captured("PostToolUseFailure", "Bash"), "session_id": "a", "cwd": project}
     for i in range(6):
         send(fail, now=T0 + 3 * HOUR + 60 + i)
     send(event("SessionEnd", "a"), now=T0 + 3 * HOUR + 120)
-    assert [(r["type"], r["rule"]) for r in project_records(project)] == [("detection", "error-loop")]
+    assert [(r["type"], r["rule"]) for r in project_records(project)] == [
+        ("detection", "error-loop")
+    ]
 
 
 KILL_AT = {
     # After the project's store took the evidence, before the promotion index counted it.
     "before-index": "scopes.record = die",
     # After the index counted it, before the global store and the `.done` mark.
-    "before-global": ("real = store.append\n"
-                      "store.append = lambda path, *a, **k: die() if path == store.global_path() else real(path, *a, **k)"),
+    "before-global": (
+        "real = store.append\n"
+        "store.append = lambda path, *a, **k: die() if path == store.global_path() else real(path, *a, **k)"
+    ),
 }
 
 
 @pytest.mark.parametrize("where", list(KILL_AT))
 def test_sigkill_between_append_and_mark_then_a_compaction_counts_the_session_once(
-        project: str, where: str) -> None:
+    project: str, where: str
+) -> None:
     import json
     import signal
     import subprocess
     import sys
 
-    old = [{"v": 1, "type": "detection", "rule": "error-loop", "at": T0 - 40 * DAY, "session": f"{i:016x}"}
-           for i in range(10)]
+    old = [
+        {
+            "v": 1,
+            "type": "detection",
+            "rule": "error-loop",
+            "at": T0 - 40 * DAY,
+            "session": f"{i:016x}",
+        }
+        for i in range(10)
+    ]
     Path(project, ".claude").mkdir()
     Path(store.project_path(project)).write_text("".join(json.dumps(r) + "\n" for r in old))
     write_session("s0", project, T0, **LOOP)
     tests = Path(__file__).parent
-    code = (f"import os, signal, sys\nsys.path[:0] = [{str(tests.parent)!r}, {str(tests)!r}]\n"
-            "from metacog import learning\nfrom metacog.learning import scopes, store\n"
-            "from learningtest import cfg, state_dir\n"
-            "def die(*args, **kwargs):\n    os.kill(os.getpid(), signal.SIGKILL)\n"
-            f"{KILL_AT[where]}\n"
-            f"learning.on_session_end({project!r}, 's0', state_dir(), cfg(), {T0 + 60})\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60, check=False)
+    code = (
+        f"import os, signal, sys\nsys.path[:0] = [{str(tests.parent)!r}, {str(tests)!r}]\n"
+        "from metacog import learning\nfrom metacog.learning import scopes, store\n"
+        "from learningtest import cfg, state_dir\n"
+        "def die(*args, **kwargs):\n    os.kill(os.getpid(), signal.SIGKILL)\n"
+        f"{KILL_AT[where]}\n"
+        f"learning.on_session_end({project!r}, 's0', state_dir(), cfg(), {T0 + 60})\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, timeout=60, check=False
+    )
     assert done.returncode == -signal.SIGKILL, done.stderr
     # Another session's evidence compacts the store before anything finishes s0's evaluation,
     # folding everything it may (keep_days = 0) into one aggregate.

@@ -57,7 +57,9 @@ def test_unknown_rules_suggest_the_closest(promoted: tuple[str, str]) -> None:
     assert err.value.closest == []
 
 
-def test_rules_of_a_newer_version_found_in_a_store_can_be_forgotten(promoted: tuple[str, str]) -> None:
+def test_rules_of_a_newer_version_found_in_a_store_can_be_forgotten(
+    promoted: tuple[str, str],
+) -> None:
     a, _ = promoted
     path = store.project_path(a)
     with open(path, "a") as fh:
@@ -84,5 +86,13 @@ def test_rules_lists_what_status_needs(promoted: tuple[str, str]) -> None:
     listed = learning.rules(promoted[0], cfg(), T0 + 2 * DAY)
     assert {r["id"] for r in listed} == {"error-loop", "repeated-reads"}
     for r in listed:
-        assert {"id", "lesson", "scope", "detections", "suppressions", "confidence", "last_active"} <= set(r)
+        assert {
+            "id",
+            "lesson",
+            "scope",
+            "detections",
+            "suppressions",
+            "confidence",
+            "last_active",
+        } <= set(r)
         assert isinstance(r["confidence"], float) and 0 < r["confidence"] < 1

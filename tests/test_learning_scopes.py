@@ -24,7 +24,9 @@ def three(make_project: Callable[[str], str]) -> tuple[str, str, str]:
     return tuple(make_project(name) for name in ("alpha", "beta", "gamma"))
 
 
-def test_one_project_builds_evidence_without_reaching_the_global_store(three: tuple[str, str, str]) -> None:
+def test_one_project_builds_evidence_without_reaching_the_global_store(
+    three: tuple[str, str, str],
+) -> None:
     a, _, c = three
     for i in range(5):
         session(a, f"a{i}", T0 + i * DAY, LOOP)
@@ -41,8 +43,17 @@ def test_two_projects_promote_a_pattern_and_a_third_sees_it(three: tuple[str, st
     assert global_records() == []
     session(b, "b0", T0 + 2 * DAY, LOOP)
     promoted = [r for r in global_records() if r["rule"] == "error-loop"]
-    assert promoted == [{"v": 1, "type": "aggregate", "rule": "error-loop", "detections": 3, "suppressions": 0,
-                         "first": T0, "last": T0 + 2 * DAY}]
+    assert promoted == [
+        {
+            "v": 1,
+            "type": "aggregate",
+            "rule": "error-loop",
+            "detections": 3,
+            "suppressions": 0,
+            "first": T0,
+            "last": T0 + 2 * DAY,
+        }
+    ]
     seen = rule(c, "error-loop", T0 + 3 * DAY)
     assert (seen["scope"], seen["detections"]) == ("global", 3)
     assert "- error-loop (global):" in session(c, "c0", T0 + 3 * DAY, CALM)
@@ -58,7 +69,9 @@ def test_after_promotion_every_project_feeds_the_global_store(three: tuple[str, 
     session(a, "a0", T0, LOOP)
     session(b, "b0", T0 + DAY, LOOP)
     session(a, "a1", T0 + 2 * DAY, LOOP)
-    kinds = [(r["type"], r.get("detections", 1)) for r in global_records() if r["rule"] == "error-loop"]
+    kinds = [
+        (r["type"], r.get("detections", 1)) for r in global_records() if r["rule"] == "error-loop"
+    ]
     assert kinds == [("aggregate", 2), ("detection", 1)]
 
 
@@ -89,7 +102,9 @@ def test_project_entries_take_precedence(three: tuple[str, str, str]) -> None:
     assert "- error-loop: " in session(b, "b1", T0 + 4 * DAY, {})
 
 
-def test_the_index_keeps_hashes_and_the_committed_file_no_paths(three: tuple[str, str, str]) -> None:
+def test_the_index_keeps_hashes_and_the_committed_file_no_paths(
+    three: tuple[str, str, str],
+) -> None:
     a, b, _ = three
     session(a, "a0", T0, LOOP)
     session(b, "b0", T0 + DAY, LOOP)
@@ -120,7 +135,9 @@ def repo(tmp_path: Path, name: str, origin: str = "") -> str:
     git.mkdir(parents=True)
     text = "[core]\n\trepositoryformatversion = 0\n\tbare = false\n"
     if origin:
-        text += f'[remote "origin"]\n\turl = {origin}\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n'
+        text += (
+            f'[remote "origin"]\n\turl = {origin}\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n'
+        )
     (git / "config").write_text(text + '[branch "main"]\n\tremote = origin\n')
     return str(tmp_path / name)
 
@@ -138,7 +155,9 @@ def worktree(tmp_path: Path, main: str, name: str, relative: bool = False) -> st
     return str(root)
 
 
-@pytest.mark.parametrize("origin", [pytest.param(ORIGIN, id="with-origin"), pytest.param("", id="no-remote")])
+@pytest.mark.parametrize(
+    "origin", [pytest.param(ORIGIN, id="with-origin"), pytest.param("", id="no-remote")]
+)
 def test_worktrees_of_one_repository_are_one_project(tmp_path: Path, origin: str) -> None:
     main = repo(tmp_path, "widget", origin)
     linked = worktree(tmp_path, main, "feature")
@@ -149,14 +168,17 @@ def test_worktrees_of_one_repository_are_one_project(tmp_path: Path, origin: str
     assert global_records() == []
 
 
-@pytest.mark.parametrize("url", [
-    "https://github.com/acme/widget",
-    "https://github.com/Acme/Widget.git/",
-    "ssh://git@github.com/acme/widget.git",
-    "ssh://git@github.com:22/acme/widget",
-    "https://someone:s3cret@github.com/acme/widget.git",
-    "git://github.com/acme/widget.git",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://github.com/acme/widget",
+        "https://github.com/Acme/Widget.git/",
+        "ssh://git@github.com/acme/widget.git",
+        "ssh://git@github.com:22/acme/widget",
+        "https://someone:s3cret@github.com/acme/widget.git",
+        "git://github.com/acme/widget.git",
+    ],
+)
 def test_clones_of_one_repository_are_one_project(tmp_path: Path, url: str) -> None:
     first, second = repo(tmp_path, "first", ORIGIN), repo(tmp_path, "second", url)
     assert scopes.project_hash(first) == scopes.project_hash(second)
@@ -180,8 +202,10 @@ def test_the_remote_url_is_never_stored(tmp_path: Path) -> None:
     a, b = repo(tmp_path, "a", secret), repo(tmp_path, "b", "git@github.com:acme/gadget.git")
     session(a, "a0", T0, LOOP)
     session(b, "b0", T0 + DAY, LOOP)
-    stored = [Path(scopes.index_path()).read_text(), *(Path(p).read_text() for p in
-                                                         (store.global_path(), store.project_path(a)))]
+    stored = [
+        Path(scopes.index_path()).read_text(),
+        *(Path(p).read_text() for p in (store.global_path(), store.project_path(a))),
+    ]
     assert global_records()
     for text in stored:
         assert not any(word in text for word in ("acme", "widget", "gadget", "s3cret", "github"))
@@ -215,7 +239,10 @@ def test_a_huge_git_config_is_read_only_up_to_its_cap(tmp_path: Path) -> None:
 def test_a_project_counted_under_its_old_identity_is_counted_once(tmp_path: Path) -> None:
     a, b = repo(tmp_path, "a", ORIGIN), worktree(tmp_path, repo(tmp_path, "main-b"), "b")
     old = store.short_hash(os.path.realpath(a))  # how earlier versions named a project
-    index = {"v": 1, "rules": {"error-loop": {"promoted": False, "projects": {old: [1, 0, T0, T0]}}}}
+    index = {
+        "v": 1,
+        "rules": {"error-loop": {"promoted": False, "projects": {old: [1, 0, T0, T0]}}},
+    }
     Path(scopes.index_path()).parent.mkdir(parents=True, exist_ok=True)
     Path(scopes.index_path()).write_text(json.dumps(index))
     session(a, "a0", T0 + DAY, LOOP)
@@ -236,12 +263,26 @@ def test_a_real_git_worktree_is_the_same_project(tmp_path: Path) -> None:
 
     main.mkdir()
     git("init", "-q")
-    git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "init")
+    git(
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@example.com",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "init",
+    )
     bare = scopes.project_hash(str(main))
     git("worktree", "add", "-q", str(tmp_path / "wt"))
     assert scopes.project_hash(str(tmp_path / "wt")) == bare
     git("remote", "add", "origin", "https://github.com/acme/widget.git")
     git("clone", "-q", str(main), str(tmp_path / "clone"), cwd=tmp_path)
     git("remote", "set-url", "origin", ORIGIN, cwd=tmp_path / "clone")
-    assert scopes.project_hash(str(main)) == scopes.project_hash(str(tmp_path / "wt")) == \
-        scopes.project_hash(str(tmp_path / "clone")) != bare
+    assert (
+        scopes.project_hash(str(main))
+        == scopes.project_hash(str(tmp_path / "wt"))
+        == scopes.project_hash(str(tmp_path / "clone"))
+        != bare
+    )

@@ -11,6 +11,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_ruff_passes() -> None:
-    out = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", str(ROOT)],
-                         capture_output=True, text=True, timeout=120, check=False)
+    out = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert out.returncode == 0, out.stdout + out.stderr

@@ -6,7 +6,12 @@ from hooktest import agent_text, captured, send
 
 
 def bash_failure(error: str, command: str = "pytest -x") -> dict:
-    return captured("PostToolUseFailure", "Bash", error=error, tool_input={"command": command, "description": "x"})
+    return captured(
+        "PostToolUseFailure",
+        "Bash",
+        error=error,
+        tool_input={"command": command, "description": "x"},
+    )
 
 
 def edit(n: int) -> dict:
@@ -15,7 +20,7 @@ def edit(n: int) -> dict:
     return payload
 
 
-TRACE = 'Exit code 1\nTraceback (most recent call last):\n  File "/w/app.py", line 3, in f\nKeyError: \'user\''
+TRACE = "Exit code 1\nTraceback (most recent call last):\n  File \"/w/app.py\", line 3, in f\nKeyError: 'user'"
 
 
 def test_two_similar_errors_are_silent_the_third_speaks() -> None:
@@ -37,20 +42,27 @@ def test_edits_between_attempts_do_not_break_the_streak() -> None:
 
 
 def test_volatile_parts_do_not_make_errors_different() -> None:
-    errors = [f"Exit code 1\nError at 2026-11-2{i}T10:00:0{i}Z in /tmp/run{i}/x: pid {1000 + i} timeout after {i}.5s"
-              for i in range(3)]
+    errors = [
+        f"Exit code 1\nError at 2026-11-2{i}T10:00:0{i}Z in /tmp/run{i}/x: pid {1000 + i} timeout after {i}.5s"
+        for i in range(3)
+    ]
     replies = [send(bash_failure(e)) for e in errors]
     assert replies[2] is not None
 
 
 def test_different_errors_are_exploring_not_looping() -> None:
-    errors = [TRACE.replace("KeyError: 'user'", f"{name}: bad") for name in
-              ("ValueError", "TypeError", "KeyError", "IndexError", "OSError")]
+    errors = [
+        TRACE.replace("KeyError: 'user'", f"{name}: bad")
+        for name in ("ValueError", "TypeError", "KeyError", "IndexError", "OSError")
+    ]
     assert [send(bash_failure(e)) for e in errors] == [None] * 5
 
 
 def test_a_syntax_error_that_moves_is_progress() -> None:
-    errors = [f'Exit code 1\n  File "/w/app.py", line {n}\n    x = (\nSyntaxError: invalid syntax' for n in (3, 9, 14, 22)]
+    errors = [
+        f'Exit code 1\n  File "/w/app.py", line {n}\n    x = (\nSyntaxError: invalid syntax'
+        for n in (3, 9, 14, 22)
+    ]
     assert [send(bash_failure(e)) for e in errors] == [None] * 4
 
 
@@ -87,17 +99,30 @@ def test_errors_of_a_subagent_are_its_own() -> None:
 def test_red_green_test_cycles_are_not_a_loop() -> None:
     # The same test fails, is fixed (green), and fails again after the next change:
     # each pass of the failing command ends the streak, so four reds never make a loop.
-    red = bash_failure("Exit code 1\nFAILED tests/test_app.py::test_total - assert 1 == 2\n1 failed, 3 passed")
-    green = captured("PostToolUse", "Bash", tool_input={"command": "pytest -x", "description": "x"},
-                     tool_response={"stdout": "4 passed", "stderr": "", "interrupted": False,
-                                    "isImage": False, "noOutputExpected": False})
+    red = bash_failure(
+        "Exit code 1\nFAILED tests/test_app.py::test_total - assert 1 == 2\n1 failed, 3 passed"
+    )
+    green = captured(
+        "PostToolUse",
+        "Bash",
+        tool_input={"command": "pytest -x", "description": "x"},
+        tool_response={
+            "stdout": "4 passed",
+            "stderr": "",
+            "interrupted": False,
+            "isImage": False,
+            "noOutputExpected": False,
+        },
+    )
     said = []
     for i in range(4):
         said += [agent_text(send(red)), agent_text(send(edit(i))), agent_text(send(green))]
     assert said == [""] * 12
     assert agent_text(send(red)) == ""
     assert agent_text(send(red)) == ""
-    assert agent_text(send(red)).startswith("metacog: the same error 3 times")  # without greens it is
+    assert agent_text(send(red)).startswith(
+        "metacog: the same error 3 times"
+    )  # without greens it is
 
 
 def test_different_commands_failing_with_a_bare_exit_code_are_exploring() -> None:
@@ -112,18 +137,25 @@ def test_the_same_command_failing_with_a_bare_exit_code_is_a_loop() -> None:
 
 def test_reading_different_missing_files_is_exploring() -> None:
     for name in ("setup.cfg", "tox.ini", "pytest.ini", "pyproject.toml"):
-        missing = captured("PostToolUseFailure", "Read", tool_input={"file_path": f"/home/dev/project/{name}"})
+        missing = captured(
+            "PostToolUseFailure", "Read", tool_input={"file_path": f"/home/dev/project/{name}"}
+        )
         assert send(missing) is None
 
 
 def test_jest_failures_in_one_file_differ_by_test() -> None:
     def jest(test: str) -> dict:
-        return bash_failure(f"Exit code 1\nFAIL src/cycle.test.ts\n  ● CycleService › {test}\n    Expected: 3",
-                            command="npx jest src/cycle.test.ts")
+        return bash_failure(
+            f"Exit code 1\nFAIL src/cycle.test.ts\n  ● CycleService › {test}\n    Expected: 3",
+            command="npx jest src/cycle.test.ts",
+        )
+
     assert [send(jest(t)) for t in ("create", "update", "delete")] == [None, None, None]
 
 
-def test_a_parallel_batch_is_one_attempt_and_no_escalation_before_the_model_answered(tmp_path) -> None:
+def test_a_parallel_batch_is_one_attempt_and_no_escalation_before_the_model_answered(
+    tmp_path,
+) -> None:
     from transcripts import Transcript
 
     log = Transcript(tmp_path / "t.jsonl")

@@ -11,15 +11,34 @@ from metacog import paths
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="the platformdirs shortcut is Linux's only")
-@pytest.mark.parametrize("env", [
-    pytest.param({"HOME": "/home/dev"}, id="plain"),
-    pytest.param({"HOME": "/home/dev/"}, id="home-trailing-slash"),
-    pytest.param({"HOME": "/home/dev", "XDG_STATE_HOME": "/xdg/state", "XDG_DATA_HOME": "/xdg/data",
-                  "XDG_CONFIG_HOME": "/xdg/config"}, id="xdg-absolute"),
-    pytest.param({"HOME": "/home/dev", "XDG_STATE_HOME": "rel/state", "XDG_DATA_HOME": "",
-                  "XDG_CONFIG_HOME": "~/cfg"}, id="xdg-relative-or-empty"),
-])
-def test_the_xdg_shortcut_agrees_with_platformdirs(env: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    "env",
+    [
+        pytest.param({"HOME": "/home/dev"}, id="plain"),
+        pytest.param({"HOME": "/home/dev/"}, id="home-trailing-slash"),
+        pytest.param(
+            {
+                "HOME": "/home/dev",
+                "XDG_STATE_HOME": "/xdg/state",
+                "XDG_DATA_HOME": "/xdg/data",
+                "XDG_CONFIG_HOME": "/xdg/config",
+            },
+            id="xdg-absolute",
+        ),
+        pytest.param(
+            {
+                "HOME": "/home/dev",
+                "XDG_STATE_HOME": "rel/state",
+                "XDG_DATA_HOME": "",
+                "XDG_CONFIG_HOME": "~/cfg",
+            },
+            id="xdg-relative-or-empty",
+        ),
+    ],
+)
+def test_the_xdg_shortcut_agrees_with_platformdirs(
+    env: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
     for var in ("HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "METACOG_HOME"):
         monkeypatch.delenv(var, raising=False)
     for var, value in env.items():

@@ -37,14 +37,25 @@ def perl_values() -> dict[str, object]:
 
 def test_the_client_carries_the_protocols_values() -> None:
     values = perl_values()
-    assert values == {"SOCKET": protocol.SOCKET.encode(), "MAGIC": protocol.MAGIC, "TAKEN": protocol.TAKEN,
-                      "ENV_CAP": protocol.ENV_CAP, "TAKE_SECONDS": protocol.TAKE_SECONDS,
-                      "CALL_SECONDS": protocol.CALL_SECONDS, "NOT_TAKEN": protocol.NOT_TAKEN,
-                      "LATE": protocol.LATE, "DONE": protocol.DONE}
+    assert values == {
+        "SOCKET": protocol.SOCKET.encode(),
+        "MAGIC": protocol.MAGIC,
+        "TAKEN": protocol.TAKEN,
+        "ENV_CAP": protocol.ENV_CAP,
+        "TAKE_SECONDS": protocol.TAKE_SECONDS,
+        "CALL_SECONDS": protocol.CALL_SECONDS,
+        "NOT_TAKEN": protocol.NOT_TAKEN,
+        "LATE": protocol.LATE,
+        "DONE": protocol.DONE,
+    }
 
 
 def test_the_client_uses_its_values_not_literals() -> None:
-    code = "\n".join(line.split("#", 1)[0] for line in CLIENT.read_text().splitlines() if not line.startswith("my $"))
+    code = "\n".join(
+        line.split("#", 1)[0]
+        for line in CLIENT.read_text().splitlines()
+        if not line.startswith("my $")
+    )
     assert not re.search(r"\bexit [0-9]", code)  # every exit says which of the protocol's it is
     assert not re.search(r"\balarm\s*\(?\s*[0-9]", code)
     assert "metacog1" not in code and "hook.sock" not in code
@@ -56,13 +67,20 @@ def test_run_sh_and_the_resident_agree_with_the_protocol() -> None:
     # Only the protocol's DONE ends run.sh; anything else runs the hook with stdin untouched.
     assert f'client.pl" "$R/resident" 2>>"$L" && exit {protocol.DONE}' in RUN_SH
     assert f"[ $? = {protocol.LATE} ] && M=late" in RUN_SH
-    assert resident.SOCKET == protocol.SOCKET and resident.WATCHDOG_SECONDS == protocol.WATCHDOG_SECONDS
+    assert (
+        resident.SOCKET == protocol.SOCKET
+        and resident.WATCHDOG_SECONDS == protocol.WATCHDOG_SECONDS
+    )
 
 
 def test_the_bounds_fit_inside_claude_codes_timeout() -> None:
     hooks = json.loads((ROOT / "hooks" / "hooks.json").read_text())["hooks"]
-    shortest = min(h["timeout"] for event in ("PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "SubagentStop")
-                   for group in hooks[event] for h in group["hooks"])
+    shortest = min(
+        h["timeout"]
+        for event in ("PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "SubagentStop")
+        for group in hooks[event]
+        for h in group["hooks"]
+    )
     assert protocol.TAKE_SECONDS + protocol.WATCHDOG_SECONDS < protocol.CALL_SECONDS < shortest
     assert len({protocol.NOT_TAKEN, protocol.LATE, protocol.DONE}) == 3
 
@@ -99,8 +117,14 @@ class Listener:
 
 def run_client(folder: Path, payload: bytes) -> subprocess.CompletedProcess:
     script = f'perl -T "{CLIENT}" "{folder}"; echo "rc=$?"; cat'
-    return subprocess.run(["sh", "-c", script], input=payload, capture_output=True, timeout=30, check=False,
-                          env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "MARK": "x=1"})
+    return subprocess.run(
+        ["sh", "-c", script],
+        input=payload,
+        capture_output=True,
+        timeout=30,
+        check=False,
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "MARK": "x=1"},
+    )
 
 
 @needs_perl
@@ -108,7 +132,9 @@ def test_a_taken_call_carries_magic_environment_and_payload(tmp_path: Path) -> N
     listener = Listener(tmp_path / "resident", protocol.TAKEN)
     out = run_client(tmp_path / "resident", b'{"payload": true}')
     listener.close()
-    assert out.stdout == b'{"reply": 1}' + f"rc={protocol.DONE}\n".encode()  # stdin all read: `cat` gets none
+    assert (
+        out.stdout == b'{"reply": 1}' + f"rc={protocol.DONE}\n".encode()
+    )  # stdin all read: `cat` gets none
     env, raw = parse(listener.received)
     assert env["MARK"] == "x=1" and raw == b'{"payload": true}'
     assert len(listener.received) < protocol.ENV_CAP + hook.STDIN_CAP

@@ -15,8 +15,10 @@ TRANSCRIPTS = ROOT.parent / "shared" / "transcripts"
 if not (TRANSCRIPTS / "LABELS.jsonl").is_file():
     if os.environ.get("METACOG_REQUIRE_SHARED"):
         raise RuntimeError(f"{TRANSCRIPTS} is required here (METACOG_REQUIRE_SHARED) and is absent")
-    pytest.skip(f"the labelled transcripts are not beside this repository ({TRANSCRIPTS} is absent)",
-                allow_module_level=True)
+    pytest.skip(
+        f"the labelled transcripts are not beside this repository ({TRANSCRIPTS} is absent)",
+        allow_module_level=True,
+    )
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from score_labels import score  # noqa: E402 - needs the path above
@@ -29,7 +31,9 @@ def scored() -> dict:
 
 def test_most_stuck_episodes_are_caught_on_time(scored: dict) -> None:
     on_time = len(scored["stuck"]["on_time"])
-    assert on_time >= 0.75 * scored["stuck_total"], scored["stuck"]["missed"] + scored["stuck"]["late"]
+    assert on_time >= 0.75 * scored["stuck_total"], (
+        scored["stuck"]["missed"] + scored["stuck"]["late"]
+    )
 
 
 def test_progress_is_not_called_a_loop(scored: dict) -> None:

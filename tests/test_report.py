@@ -17,7 +17,10 @@ from metacog.report import episodes, sources, terminal
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 LIVE = FIXTURES / "transcript-live-2.1.328.jsonl"
-SAMPLE = [json.loads(line) for line in (FIXTURES / "transcript-sample-2.1.328.jsonl").read_text().splitlines()]
+SAMPLE = [
+    json.loads(line)
+    for line in (FIXTURES / "transcript-sample-2.1.328.jsonl").read_text().splitlines()
+]
 
 
 @pytest.fixture(autouse=True)
@@ -26,23 +29,46 @@ def elsewhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _pair(command: str) -> list[dict]:
-    call = next(e for e in SAMPLE if e.get("type") == "assistant"
-                and e["message"]["content"][0].get("input", {}).get("command") == command)
-    result = next(e for e in SAMPLE if e.get("type") == "user" and isinstance(e["message"]["content"], list)
-                  and e["message"]["content"][0].get("tool_use_id") == call["message"]["content"][0]["id"])
+    call = next(
+        e
+        for e in SAMPLE
+        if e.get("type") == "assistant"
+        and e["message"]["content"][0].get("input", {}).get("command") == command
+    )
+    result = next(
+        e
+        for e in SAMPLE
+        if e.get("type") == "user"
+        and isinstance(e["message"]["content"], list)
+        and e["message"]["content"][0].get("tool_use_id") == call["message"]["content"][0]["id"]
+    )
     return [call, result]
 
 
-def transcript(path: Path, steps: str, cwd: str = "/work/proj", start: datetime | None = None) -> Path:
+def transcript(
+    path: Path, steps: str, cwd: str = "/work/proj", start: datetime | None = None
+) -> Path:
     """The captured prompt, then one captured call per letter, 10 s apart: F the failing
     `python3 -c 'print(1/0)'`, R the same command passing, P a passing Bash call on a new
     target each time; each response carries its usage."""
-    prompt = next(e for e in SAMPLE if e.get("type") == "user" and isinstance(e["message"]["content"], str))
-    passing = next(e for e in SAMPLE if e.get("type") == "user" and isinstance(e["message"]["content"], list)
-                   and e["message"]["content"][0].get("is_error") is False
-                   and isinstance(e.get("toolUseResult"), dict) and "stdout" in e["toolUseResult"])
+    prompt = next(
+        e for e in SAMPLE if e.get("type") == "user" and isinstance(e["message"]["content"], str)
+    )
+    passing = next(
+        e
+        for e in SAMPLE
+        if e.get("type") == "user"
+        and isinstance(e["message"]["content"], list)
+        and e["message"]["content"][0].get("is_error") is False
+        and isinstance(e.get("toolUseResult"), dict)
+        and "stdout" in e["toolUseResult"]
+    )
     ok_id = passing["message"]["content"][0]["tool_use_id"]
-    ok_call = next(e for e in SAMPLE if e.get("type") == "assistant" and e["message"]["content"][0].get("id") == ok_id)
+    ok_call = next(
+        e
+        for e in SAMPLE
+        if e.get("type") == "assistant" and e["message"]["content"][0].get("id") == ok_id
+    )
     fail = _pair("python3 -c 'print(1/0)'")
     start = start or datetime(2026, 1, 1, tzinfo=timezone.utc)
     lines = [{**prompt, "cwd": cwd, "timestamp": start.isoformat().replace("+00:00", "Z")}]
@@ -51,11 +77,20 @@ def transcript(path: Path, steps: str, cwd: str = "/work/proj", start: datetime 
         pair = copy.deepcopy(fail if step == "F" else [ok_call, passing])
         if step != "F":
             pair[0]["message"]["content"][0]["input"]["command"] = (
-                fail[0]["message"]["content"][0]["input"]["command"] if step == "R" else f"ls src/part{n}")
-        pair[0]["message"]["content"][0]["id"] = pair[1]["message"]["content"][0]["tool_use_id"] = f"toolu_{n}"
+                fail[0]["message"]["content"][0]["input"]["command"]
+                if step == "R"
+                else f"ls src/part{n}"
+            )
+        pair[0]["message"]["content"][0]["id"] = pair[1]["message"]["content"][0]["tool_use_id"] = (
+            f"toolu_{n}"
+        )
         pair[0]["message"]["id"] = f"msg_{n}"
-        pair[0]["message"]["usage"] = {"input_tokens": 100, "cache_read_input_tokens": 1000,
-                                       "cache_creation_input_tokens": 0, "output_tokens": 10}
+        pair[0]["message"]["usage"] = {
+            "input_tokens": 100,
+            "cache_read_input_tokens": 1000,
+            "cache_creation_input_tokens": 0,
+            "output_tokens": 10,
+        }
         for entry in pair:
             entry["timestamp"], entry["cwd"] = stamp, cwd
         lines.extend(pair)
@@ -80,21 +115,38 @@ def test_a_replayed_loop_its_cost_and_the_calls_until_it_ended(tmp_path: Path) -
     # (call 3), and call 5 is the same command passing: the loop's end, 2 calls later.
     assert (episode["start"], episode["spoke_at"], episode["side"]) == (1, 3, "silent")
     assert (episode["end"], episode["calls"], episode["calls_after"]) == (5, 4, 2)
-    assert episode["seconds"] == 40.0  # from the first failure (t=20 s) to the call that ended it (t=60 s)
+    assert (
+        episode["seconds"] == 40.0
+    )  # from the first failure (t=20 s) to the call that ended it (t=60 s)
     assert episode["tokens"] == 4 * 1110  # the responses that made calls 2 to 5
     totals = out["totals"]
-    assert (totals["sessions"], totals["calls"], totals["errors"], totals["episodes"]) == (1, 7, 4, 1)
+    assert (totals["sessions"], totals["calls"], totals["errors"], totals["episodes"]) == (
+        1,
+        7,
+        4,
+        1,
+    )
     assert totals["loops_per_100_calls"] == round(100 / 7, 2)
-    assert out["helped"]["silent"] == {"episodes": 1, "ended": 1, "still_looping_at_end": 0,
-                                       "median_calls_after": 2, "mean_calls_after": 2}
-    assert out["helped"]["verdict"].startswith("nothing to compare yet: 0 ended loop(s) where metacog spoke")
+    assert out["helped"]["silent"] == {
+        "episodes": 1,
+        "ended": 1,
+        "still_looping_at_end": 0,
+        "median_calls_after": 2,
+        "mean_calls_after": 2,
+    }
+    assert out["helped"]["verdict"].startswith(
+        "nothing to compare yet: 0 ended loop(s) where metacog spoke"
+    )
 
 
 def test_a_loop_still_running_at_the_end_costs_but_never_counts_as_ended(tmp_path: Path) -> None:
     out = report(str(transcript(tmp_path / "s.jsonl", "PFFFF")))
     [episode] = out["sessions"][0]["episodes"]
     assert not episode["resolved"] and episode["calls_after"] is None and episode["calls"] == 4
-    assert out["helped"]["silent"]["still_looping_at_end"] == 1 and out["helped"]["silent"]["ended"] == 0
+    assert (
+        out["helped"]["silent"]["still_looping_at_end"] == 1
+        and out["helped"]["silent"]["ended"] == 0
+    )
 
 
 def test_what_metacog_said_in_a_live_session(tmp_path: Path) -> None:
@@ -102,16 +154,26 @@ def test_what_metacog_said_in_a_live_session(tmp_path: Path) -> None:
     [session] = out["sessions"]
     assert session["live"] and out["totals"]["live_sessions"] == 1
     [said] = session["said"]
-    assert said["sense"] == "nociception" and said["text"].startswith("metacog: the same error 3 times in a row")
+    assert said["sense"] == "nociception" and said["text"].startswith(
+        "metacog: the same error 3 times in a row"
+    )
     assert said["at"] == 2  # after the third failing `cat notes.txt`
     [episode] = session["episodes"]
     assert (episode["side"], episode["calls_after"]) == ("spoke", 2)
-    assert out["per_sense"]["said"]["nociception"] == {"spoke": 1, "followed": 1, "changed": 1, "changed_share": 1.0}
+    assert out["per_sense"]["said"]["nociception"] == {
+        "spoke": 1,
+        "followed": 1,
+        "changed": 1,
+        "changed_share": 1.0,
+    }
     assert out["per_sense"]["would"] == {}  # a live session's replay is not "would have said"
 
 
 def test_per_sense_course_change_within_three_calls() -> None:
-    calls = [{"tool": "Bash", "target": t, "ok": t != "x"} for t in ("w", "x", "x", "x", "x", "x", "w", "y")]
+    calls = [
+        {"tool": "Bash", "target": t, "ok": t != "x"}
+        for t in ("w", "x", "x", "x", "x", "x", "w", "y")
+    ]
     assert episodes.changed_course(calls, 2) is False  # the next three: x again
     assert episodes.changed_course(calls, 3) is False  # x, x, and w: done 5 calls before, not new
     assert episodes.changed_course(calls, 4) is True  # y within three calls: new ground
@@ -124,7 +186,9 @@ def test_the_comparison_needs_enough_loops_on_both_sides() -> None:
     few = helped({"spoke": [1, 2], "silent": [3, 4, 5]}, {"spoke": 0, "silent": 1})
     assert few["verdict"].startswith("too few loops to tell: 2 where metacog spoke, 3 where")
     assert few["silent"]["episodes"] == 4 and few["silent"]["median_calls_after"] == 4
-    many = helped({"spoke": [2] * MIN_EPISODES, "silent": [5] * MIN_EPISODES}, {"spoke": 0, "silent": 0})
+    many = helped(
+        {"spoke": [2] * MIN_EPISODES, "silent": [5] * MIN_EPISODES}, {"spoke": 0, "silent": 0}
+    )
     assert "median 2 calls later" in many["verdict"] and "not proof" in many["verdict"]
 
 
@@ -137,7 +201,7 @@ def test_terminal_summary_fits_one_screen_numbers_right_aligned(tmp_path: Path) 
     assert len(lines) <= 30 and max(len(line) for line in lines) <= 90, result.stdout
     assert lines[0].startswith("metacog report: 6 sessions (0 with metacog active), ")
     header = next(i for i, line in enumerate(lines) if line.split()[:2] == ["sessions", "calls"])
-    rows = lines[header: header + 6]
+    rows = lines[header : header + 6]
     ends = {len(row) for row in rows}
     assert len(ends) == 1, rows  # every row ends in the right-aligned last column
     assert rows[1].split()[:2] == ["all", "6"]
@@ -156,9 +220,12 @@ def test_unreadable_and_foreign_files_are_skipped_and_counted(tmp_path: Path, mo
     assert out["files"] == {"listed": 4, "read": 1, "skipped": 2, "empty": 1}
     assert [s["file"] for s in out["sessions"]] == [str(good)]
     errors = result.stderr.splitlines()
-    assert errors == [f"metacog: skipped {big}: holds {os.path.getsize(big):,} bytes; replay reads transcripts of "
-                      "up to 0 MB", f"metacog: skipped {tmp_path / 'labels.jsonl'}: not a Claude Code transcript "
-                      "(no user or assistant line)"]
+    assert errors == [
+        f"metacog: skipped {big}: holds {os.path.getsize(big):,} bytes; replay reads transcripts of "
+        "up to 0 MB",
+        f"metacog: skipped {tmp_path / 'labels.jsonl'}: not a Claude Code transcript "
+        "(no user or assistant line)",
+    ]
 
 
 def test_since_and_project_choose_sessions(tmp_path: Path) -> None:
@@ -174,13 +241,23 @@ def test_since_and_project_choose_sessions(tmp_path: Path) -> None:
     assert set(picked["projects"]) == {"/work/a", "/work/a/sub"}
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    pytest.param(["no-such-dir"], "no such file or folder: no-such-dir;", id="missing-path"),
-    pytest.param([".", "--since", "last tuesday"], "--since 'last tuesday' is not a date; use YYYY-MM-DD", id="since"),
-    pytest.param([".", "--html", "/no/such/folder/r.html"], "--html /no/such/folder/r.html: give a file in an "
-                 "existing folder", id="html-folder"),
-    pytest.param(["empty"], "no transcripts (.jsonl) in empty;", id="no-transcripts"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        pytest.param(["no-such-dir"], "no such file or folder: no-such-dir;", id="missing-path"),
+        pytest.param(
+            [".", "--since", "last tuesday"],
+            "--since 'last tuesday' is not a date; use YYYY-MM-DD",
+            id="since",
+        ),
+        pytest.param(
+            [".", "--html", "/no/such/folder/r.html"],
+            "--html /no/such/folder/r.html: give a file in an existing folder",
+            id="html-folder",
+        ),
+        pytest.param(["empty"], "no transcripts (.jsonl) in empty;", id="no-transcripts"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
     transcript(tmp_path / "a.jsonl", "PFP")
     (tmp_path / "empty").mkdir()
@@ -197,7 +274,9 @@ def test_default_is_claude_codes_projects_folder(tmp_path: Path, monkeypatch) ->
     transcript(folder / "s.jsonl", "PFP")
     assert report()["totals"]["sessions"] == 1
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "cfg"))
-    assert one_line_error(cli("report"), 2).endswith("or folders, e.g. `metacog report ~/path/to/transcripts`")
+    assert one_line_error(cli("report"), 2).endswith(
+        "or folders, e.g. `metacog report ~/path/to/transcripts`"
+    )
 
 
 def test_progress_only_on_a_terminal() -> None:
@@ -217,8 +296,13 @@ def test_progress_only_on_a_terminal() -> None:
 
 
 def test_counts_and_durations_read_at_a_glance() -> None:
-    assert [terminal.count(n) for n in (999, 12_345, 123_456, 1_234_567, 17_000_000)] == \
-        ["999", "12,345", "123K", "1.2M", "17M"]
+    assert [terminal.count(n) for n in (999, 12_345, 123_456, 1_234_567, 17_000_000)] == [
+        "999",
+        "12,345",
+        "123K",
+        "1.2M",
+        "17M",
+    ]
     assert [terminal.duration(s) for s in (42, 125, 3725)] == ["42s", "2m 05s", "1h 02m"]
 
 
@@ -229,8 +313,11 @@ def test_a_fifo_among_the_transcripts_is_skipped_not_waited_on(tmp_path: Path) -
     result = cli("report", str(tmp_path), "--json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["files"]["skipped"] == 1
-    assert result.stderr == f"metacog: skipped {tmp_path / 'pipe.jsonl'}: is a FIFO, not a transcript file; " \
-                            "pass a .jsonl file\n"
+    assert (
+        result.stderr
+        == f"metacog: skipped {tmp_path / 'pipe.jsonl'}: is a FIFO, not a transcript file; "
+        "pass a .jsonl file\n"
+    )
 
 
 def test_the_report_writes_nothing_of_the_persons(tmp_path: Path, isolated_home: Path) -> None:

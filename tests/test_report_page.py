@@ -22,8 +22,16 @@ import pytest
 from clitest import cli
 from test_report import LIVE, transcript
 
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync")
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
 ERROR_RED = (0xD6, 0x27, 0x28)  # the colour of a failing call's tick (page.py)
 
 
@@ -31,19 +39,33 @@ def chromium() -> str:
     found = shutil.which("chromium") or shutil.which("chromium-browser")
     if found:
         return found
-    required = [v for v in ("METACOG_REQUIRE_E2E", "CI") if os.environ.get(v, "").lower() not in ("", "0", "false")]
+    required = [
+        v
+        for v in ("METACOG_REQUIRE_E2E", "CI")
+        if os.environ.get(v, "").lower() not in ("", "0", "false")
+    ]
     if required:
-        pytest.fail(f"{required[0]} is set and there is no `chromium` on PATH (apt-get install chromium)",
-                    pytrace=False)
-    pytest.skip("no `chromium` on PATH: the page is not checked in a browser (apt-get install chromium)")
+        pytest.fail(
+            f"{required[0]} is set and there is no `chromium` on PATH (apt-get install chromium)",
+            pytrace=False,
+        )
+    pytest.skip(
+        "no `chromium` on PATH: the page is not checked in a browser (apt-get install chromium)"
+    )
 
 
 def browse(page: Path, tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     """One headless Chromium run on the page with a new empty profile; ended in every case."""
     profile = tmp_path / f"profile-{len(list(tmp_path.glob('profile-*')))}"
     argv = [chromium(), *FLAGS, f"--user-data-dir={profile}", *args, page.as_uri()]
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                            text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
     try:
         out, err = proc.communicate(timeout=90)
     finally:
@@ -60,8 +82,8 @@ def pixels(png: bytes) -> tuple[int, int, list[bytes]]:
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     pos, idat, width = 8, b"", 0
     while pos < len(png):
-        size, kind = struct.unpack(">I4s", png[pos: pos + 8])
-        chunk = png[pos + 8: pos + 8 + size]
+        size, kind = struct.unpack(">I4s", png[pos : pos + 8])
+        chunk = png[pos + 8 : pos + 8 + size]
         if kind == b"IHDR":
             width, height, depth, colour = struct.unpack(">IIBB", chunk[:10])
             assert depth == 8 and colour in (2, 6), (depth, colour)
@@ -72,7 +94,10 @@ def pixels(png: bytes) -> tuple[int, int, list[bytes]]:
     raw = zlib.decompress(idat)
     rows, prev, stride = [], bytearray(width * step), width * step
     for y in range(height):
-        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1: (y + 1) * (stride + 1)])
+        kind, line = (
+            raw[y * (stride + 1)],
+            bytearray(raw[y * (stride + 1) + 1 : (y + 1) * (stride + 1)]),
+        )
         for i in range(stride):
             a = line[i - step] if i >= step else 0
             b, c = prev[i], prev[i - step] if i >= step else 0
@@ -88,15 +113,19 @@ def pixels(png: bytes) -> tuple[int, int, list[bytes]]:
                 line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
         rows.append(bytes(line))
         prev = line
-    return width, height, [bytes(r[i: i + 3]) for r in rows for i in range(0, stride, step)]
+    return width, height, [bytes(r[i : i + 3]) for r in rows for i in range(0, stride, step)]
 
 
 def test_the_page_draws_every_timeline_in_a_real_browser(tmp_path: Path) -> None:
     folder = tmp_path / "history"
     folder.mkdir()
     transcript(folder / "a.jsonl", "PFFFFRP")
-    later = transcript(tmp_path / "later.jsonl", "PP", cwd="/work/other",
-                       start=datetime(2026, 1, 1, 2, tzinfo=timezone.utc))
+    later = transcript(
+        tmp_path / "later.jsonl",
+        "PP",
+        cwd="/work/other",
+        start=datetime(2026, 1, 1, 2, tzinfo=timezone.utc),
+    )
     b = transcript(folder / "b.jsonl", "PPFPP", cwd="/work/other")
     b.write_text(b.read_text() + later.read_text())  # the person came back two hours later
     shutil.copy(LIVE, folder / "live.jsonl")
@@ -125,13 +154,20 @@ def test_the_page_draws_every_timeline_in_a_real_browser(tmp_path: Path) -> None
     assert red > 50, f"no failing call drawn in red ({red} red pixels)"  # the ticks of 5 failures
 
 
-def test_a_missing_browser_fails_where_the_suite_is_required(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_missing_browser_fails_where_the_suite_is_required(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr(shutil, "which", lambda name: None)
     for var in ("METACOG_REQUIRE_E2E", "CI"):
         monkeypatch.delenv(var, raising=False)
     with pytest.raises(pytest.skip.Exception, match="no `chromium` on PATH"):
         chromium()
     monkeypatch.setenv("METACOG_REQUIRE_E2E", "1")
-    with pytest.raises(pytest.fail.Exception, match="METACOG_REQUIRE_E2E is set and there is no `chromium`"):
+    with pytest.raises(
+        pytest.fail.Exception, match="METACOG_REQUIRE_E2E is set and there is no `chromium`"
+    ):
         chromium()
-    assert "apt-get install -y -qq chromium" in (Path(__file__).resolve().parents[1] / ".ci" / "run").read_text()
+    assert (
+        "apt-get install -y -qq chromium"
+        in (Path(__file__).resolve().parents[1] / ".ci" / "run").read_text()
+    )

@@ -40,7 +40,9 @@ def make_runtime(data: Path) -> Path:
     purelib = sysconfig.get_path("purelib", vars={"base": str(runtime), "platbase": str(runtime)})
     Path(purelib).mkdir(parents=True, exist_ok=True)
     # This checkout, and this interpreter's packages (platformdirs, for calls without METACOG_HOME).
-    (Path(purelib) / "metacog-checkout.pth").write_text(f"{ROOT}\n{sysconfig.get_path('purelib')}\n")
+    (Path(purelib) / "metacog-checkout.pth").write_text(
+        f"{ROOT}\n{sysconfig.get_path('purelib')}\n"
+    )
     (runtime / ".ready").write_text(f"{VERSION}\n{sys.executable}\n")
     return runtime
 
@@ -110,13 +112,20 @@ def end_residents(runtime: Path) -> None:
 
 
 def hook_env(data: Path, home: Path, **extra: str) -> dict[str, str]:
-    return {"CLAUDE_PLUGIN_DATA": str(data), "METACOG_HOME": str(home), "HOME": str(home.parent),
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"), **extra}
+    return {
+        "CLAUDE_PLUGIN_DATA": str(data),
+        "METACOG_HOME": str(home),
+        "HOME": str(home.parent),
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        **extra,
+    }
 
 
 def run_sh(payload: dict | bytes, env: dict[str, str], *mode: str) -> subprocess.CompletedProcess:
     raw = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-    return subprocess.run([SH, str(RUN_SH), *mode], input=raw, capture_output=True, env=env, timeout=30, check=False)
+    return subprocess.run(
+        [SH, str(RUN_SH), *mode], input=raw, capture_output=True, env=env, timeout=30, check=False
+    )
 
 
 def wait_for(condition, timeout: float = 15.0) -> bool:
@@ -140,7 +149,9 @@ def start_session(data: Path, env: dict[str, str]) -> Path:
     out = run_sh(captured("SessionStart"), env, "session-start")
     assert (out.returncode, out.stderr) == (0, b"")
     home = data / "runtime" / VERSION / "resident"
-    assert wait_for(lambda: (home / resident.SOCKET).is_socket()), (home / "resident.log").read_text()
+    assert wait_for(lambda: (home / resident.SOCKET).is_socket()), (
+        home / "resident.log"
+    ).read_text()
     return home
 
 
@@ -154,21 +165,34 @@ def resident_only(data: Path) -> None:
 def resident_process(home: Path, patch: str = "") -> subprocess.Popen:
     """A resident process of this checkout serving `home`, started and listening; `patch`
     runs first (a test's changes to the code around what it tests)."""
-    code = ("import sys, time; sys.path.insert(0, sys.argv[1])\nfrom metacog import hook, protocol, resident, server\n"
-            f"{patch}\nserver.serve(sys.argv[2])\n")
-    server = subprocess.Popen([sys.executable, "-I", "-c", code, str(ROOT), str(home)], stdin=subprocess.DEVNULL,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    code = (
+        "import sys, time; sys.path.insert(0, sys.argv[1])\nfrom metacog import hook, protocol, resident, server\n"
+        f"{patch}\nserver.serve(sys.argv[2])\n"
+    )
+    server = subprocess.Popen(
+        [sys.executable, "-I", "-c", code, str(ROOT), str(home)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     assert wait_for(lambda: (home / resident.SOCKET).is_socket() or server.poll() is not None)
     return server
 
 
 def client(home: Path, then: str = "") -> list[str]:
     """hooks/client.pl as run.sh runs it, its exit status printed, then `then`."""
-    return [SH, "-c", f'perl -T "{ROOT / "hooks" / "client.pl"}" "{home}"; echo "rc=$?"; {then or ":"}']
+    return [
+        SH,
+        "-c",
+        f'perl -T "{ROOT / "hooks" / "client.pl"}" "{home}"; echo "rc=$?"; {then or ":"}',
+    ]
 
 
 def failures(n: int, **changes: str) -> list[dict]:
-    return [captured("PostToolUseFailure", "Bash", tool_use_id=f"toolu_resident_{i}", **changes) for i in range(n)]
+    return [
+        captured("PostToolUseFailure", "Bash", tool_use_id=f"toolu_resident_{i}", **changes)
+        for i in range(n)
+    ]
 
 
 def replies(outs: list[subprocess.CompletedProcess]) -> list[str]:
@@ -194,9 +218,17 @@ def test_resident_answers_exactly_as_the_hook_would(data: Path, tmp_path: Path) 
 
 
 @needs_perl
-@pytest.mark.parametrize("setting", [{"LC_ALL": "xx_YY.UTF-8"},  # a locale Perl does not know: warnings
-                                     {"PERL5OPT": "-MO=Deparse"}, {"PERL5LIB": "/nonexistent"}])
-def test_the_persons_perl_settings_do_not_reach_the_client(data: Path, tmp_path: Path, setting: dict) -> None:
+@pytest.mark.parametrize(
+    "setting",
+    [
+        {"LC_ALL": "xx_YY.UTF-8"},  # a locale Perl does not know: warnings
+        {"PERL5OPT": "-MO=Deparse"},
+        {"PERL5LIB": "/nonexistent"},
+    ],
+)
+def test_the_persons_perl_settings_do_not_reach_the_client(
+    data: Path, tmp_path: Path, setting: dict
+) -> None:
     env = hook_env(data, tmp_path / "home", **setting)
     start_session(data, env)
     resident_only(data)
@@ -207,7 +239,9 @@ def test_the_persons_perl_settings_do_not_reach_the_client(data: Path, tmp_path:
 
 
 @needs_perl
-def test_each_call_runs_in_its_callers_environment_and_nothing_of_it_stays(data: Path, tmp_path: Path) -> None:
+def test_each_call_runs_in_its_callers_environment_and_nothing_of_it_stays(
+    data: Path, tmp_path: Path
+) -> None:
     start_session(data, hook_env(data, tmp_path / "first"))
     resident_only(data)
     other = hook_env(data, tmp_path / "second")
@@ -218,8 +252,11 @@ def test_each_call_runs_in_its_callers_environment_and_nothing_of_it_stays(data:
     # previous caller's METACOG_HOME must not linger in the resident process.
     xdg = tmp_path / "xdg"
     plain = {k: v for k, v in hook_env(data, tmp_path / "unused").items() if k != "METACOG_HOME"}
-    plain.update(XDG_STATE_HOME=str(xdg / "state"), XDG_DATA_HOME=str(xdg / "data"),
-                 XDG_CONFIG_HOME=str(xdg / "config"))
+    plain.update(
+        XDG_STATE_HOME=str(xdg / "state"),
+        XDG_DATA_HOME=str(xdg / "data"),
+        XDG_CONFIG_HOME=str(xdg / "config"),
+    )
     assert "the same error 3 times" in replies([run_sh(p, plain) for p in failures(3)])[2]
     assert list((xdg / "state" / "metacog" / "sessions").glob("*.json"))
     assert len(list((tmp_path / "second" / "state" / "sessions").glob("*.json"))) == 1
@@ -230,8 +267,20 @@ def test_the_resident_does_not_keep_its_last_callers_folder(data: Path, tmp_path
     home = start_session(data, hook_env(data, tmp_path / "home"))
     project = tmp_path / "project"
     project.mkdir()
-    replies([subprocess.run([SH, str(RUN_SH)], input=json.dumps(p).encode(), capture_output=True, timeout=30,
-                            env=hook_env(data, tmp_path / "home"), cwd=project, check=False) for p in failures(1)])
+    replies(
+        [
+            subprocess.run(
+                [SH, str(RUN_SH)],
+                input=json.dumps(p).encode(),
+                capture_output=True,
+                timeout=30,
+                env=hook_env(data, tmp_path / "home"),
+                cwd=project,
+                check=False,
+            )
+            for p in failures(1)
+        ]
+    )
     cwd = Path(f"/proc/{int((home / 'pid').read_text())}/cwd")
     if not cwd.parent.exists():
         pytest.skip("no /proc here to read another process's working directory")
@@ -258,11 +307,18 @@ def test_without_perl_no_resident_starts_and_calls_still_answer(data: Path, tmp_
 
 
 @needs_perl
-def test_garbage_on_the_socket_is_dropped_and_the_next_call_served(data: Path, tmp_path: Path) -> None:
+def test_garbage_on_the_socket_is_dropped_and_the_next_call_served(
+    data: Path, tmp_path: Path
+) -> None:
     env = hook_env(data, tmp_path / "home")
     home = start_session(data, env)
     resident_only(data)
-    for junk in (b"", b"GET / HTTP/1.0\r\n\r\n", protocol.MAGIC + b"\xff\xff\xff\xff", protocol.MAGIC + b"\0\0\0\x05ab"):
+    for junk in (
+        b"",
+        b"GET / HTTP/1.0\r\n\r\n",
+        protocol.MAGIC + b"\xff\xff\xff\xff",
+        protocol.MAGIC + b"\0\0\0\x05ab",
+    ):
         with socket.socket(socket.AF_UNIX) as conn:
             conn.connect(str(home / resident.SOCKET))
             conn.sendall(junk)
@@ -275,14 +331,20 @@ def test_garbage_on_the_socket_is_dropped_and_the_next_call_served(data: Path, t
 
 
 @needs_perl
-def test_one_resident_per_runtime_and_it_leaves_when_its_socket_goes(data: Path, tmp_path: Path) -> None:
+def test_one_resident_per_runtime_and_it_leaves_when_its_socket_goes(
+    data: Path, tmp_path: Path
+) -> None:
     env = hook_env(data, tmp_path / "home")
     home = start_session(data, env)
     first = int((home / "pid").read_text())
     # A second one (another SessionStart racing this one) finds the lock taken and leaves.
     code = "from metacog.server import serve; serve()"
-    second = subprocess.run([str(data / "runtime" / VERSION / "bin" / "python"), "-I", "-c", code],
-                            capture_output=True, timeout=30, check=False)
+    second = subprocess.run(
+        [str(data / "runtime" / VERSION / "bin" / "python"), "-I", "-c", code],
+        capture_output=True,
+        timeout=30,
+        check=False,
+    )
     assert (second.returncode, second.stderr) == (0, b"")
     assert int((home / "pid").read_text()) == first and alive(home)
     # The runtime rebuilt or removed: the socket is no longer its own, and it ends.
@@ -295,10 +357,17 @@ def test_a_stuck_call_ends_the_process_and_says_where(tmp_path: Path) -> None:
     """The watchdog: a call past WATCHDOG_SECONDS ends the resident process; the client
     gives up in silence. (The hook is made to hang; the watchdog is what is tested.)"""
     home = tmp_path / "resident"
-    server = resident_process(home, "protocol.WATCHDOG_SECONDS = 1\nhook.handle = lambda raw, state_dir: time.sleep(60)")
+    server = resident_process(
+        home, "protocol.WATCHDOG_SECONDS = 1\nhook.handle = lambda raw, state_dir: time.sleep(60)"
+    )
     try:
-        out = subprocess.run(client(home), input=json.dumps(failures(1)[0]).encode(), capture_output=True,
-                             timeout=30, check=False)
+        out = subprocess.run(
+            client(home),
+            input=json.dumps(failures(1)[0]).encode(),
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
         assert out.stdout == b"rc=0\n"
         assert server.wait(timeout=30) != 0
         assert "Timeout" in (home / "resident.log").read_text()
@@ -317,7 +386,9 @@ def test_idle_resident_leaves(tmp_path: Path) -> None:
 def test_client_without_a_resident_exits_3_and_leaves_stdin(tmp_path: Path) -> None:
     # stdin untouched: the shell's `cat` after the client still reads all of it.
     for folder in (tmp_path, tmp_path / "missing"):
-        out = subprocess.run(client(folder, "cat"), input=b"payload", capture_output=True, timeout=30, check=False)
+        out = subprocess.run(
+            client(folder, "cat"), input=b"payload", capture_output=True, timeout=30, check=False
+        )
         assert out.stdout == b"rc=3\npayload"
 
 
@@ -337,11 +408,19 @@ def test_client_talks_only_to_a_private_folder(tmp_path: Path) -> None:
     server = resident_process(home)
     try:
         home.chmod(0o750)
-        assert subprocess.run(client(home, "cat"), input=b"payload", capture_output=True, timeout=30,
-                              check=False).stdout == b"rc=3\npayload"
+        assert (
+            subprocess.run(
+                client(home, "cat"), input=b"payload", capture_output=True, timeout=30, check=False
+            ).stdout
+            == b"rc=3\npayload"
+        )
         home.chmod(0o700)
-        assert subprocess.run(client(home), input=b"{}", capture_output=True, timeout=30,
-                              check=False).stdout == b"rc=0\n"
+        assert (
+            subprocess.run(
+                client(home), input=b"{}", capture_output=True, timeout=30, check=False
+            ).stdout
+            == b"rc=0\n"
+        )
     finally:
         server.kill()
 
@@ -351,25 +430,39 @@ def test_calls_behind_a_busy_resident_run_the_hook_themselves(data: Path, tmp_pa
     """A call waits at most 2 s for the resident to take it; then run.sh runs the hook
     itself with stdin untouched: nothing is lost, nothing counted twice."""
     home = data / "runtime" / VERSION / "resident"
-    code = ("import sys, time\n"
-            "from metacog import hook, server\n"
-            "real = hook.handle\n"
-            "def handle(raw, state_dir):\n"
-            "    if b'toolu_stuck' in raw:\n"
-            "        time.sleep(60)\n"
-            "    return real(raw, state_dir=state_dir)\n"
-            "hook.handle = handle\n"
-            "server.serve()\n")
-    server = subprocess.Popen([str(data / "runtime" / VERSION / "bin" / "python"), "-I", "-c", code],
-                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    code = (
+        "import sys, time\n"
+        "from metacog import hook, server\n"
+        "real = hook.handle\n"
+        "def handle(raw, state_dir):\n"
+        "    if b'toolu_stuck' in raw:\n"
+        "        time.sleep(60)\n"
+        "    return real(raw, state_dir=state_dir)\n"
+        "hook.handle = handle\n"
+        "server.serve()\n"
+    )
+    server = subprocess.Popen(
+        [str(data / "runtime" / VERSION / "bin" / "python"), "-I", "-c", code],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     stuck = None
     try:
         assert wait_for(lambda: (home / resident.SOCKET).is_socket())
         env = hook_env(data, tmp_path / "home")
-        stuck = subprocess.Popen([SH, str(RUN_SH)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
-                                 start_new_session=True)  # its client too ends with it (killpg below)
-        stuck.stdin.write(json.dumps(captured("PostToolUse", "Read", tool_use_id="toolu_stuck", session_id="other"))
-                          .encode())
+        stuck = subprocess.Popen(
+            [SH, str(RUN_SH)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+            start_new_session=True,
+        )  # its client too ends with it (killpg below)
+        stuck.stdin.write(
+            json.dumps(
+                captured("PostToolUse", "Read", tool_use_id="toolu_stuck", session_id="other")
+            ).encode()
+        )
         stuck.stdin.close()
         time.sleep(0.5)  # it has been taken (nothing asserts on this timing)
         got = replies([run_sh(p, env) for p in failures(3)])
@@ -383,8 +476,10 @@ def test_calls_behind_a_busy_resident_run_the_hook_themselves(data: Path, tmp_pa
         server.wait()
 
 
-@pytest.mark.parametrize("request_bytes", [b"", b"metacog1", b"metacog1\0\0\0\x09A=1\0", b"metacog2\0\0\0\0{}",
-                                           b"metacog1\0\x20\0\0{}"])
+@pytest.mark.parametrize(
+    "request_bytes",
+    [b"", b"metacog1", b"metacog1\0\0\0\x09A=1\0", b"metacog2\0\0\0\0{}", b"metacog1\0\x20\0\0{}"],
+)
 def test_parse_refuses_what_the_client_never_sends(request_bytes: bytes) -> None:
     assert parse(request_bytes) is None
 
@@ -392,7 +487,9 @@ def test_parse_refuses_what_the_client_never_sends(request_bytes: bytes) -> None
 def test_parse_reads_the_clients_format() -> None:
     env = b"A=1\0B=x=y\0EMPTY=\0"
     assert parse(b"metacog1" + len(env).to_bytes(4, "big") + env + b'{"k":1}') == (
-        {"A": "1", "B": "x=y", "EMPTY": ""}, b'{"k":1}')
+        {"A": "1", "B": "x=y", "EMPTY": ""},
+        b'{"k":1}',
+    )
     assert parse(b"metacog1\0\0\0\0") == ({}, b"")
 
 
@@ -412,12 +509,29 @@ def test_a_call_that_grows_the_process_retires_it(tmp_path: Path) -> None:
     home = tmp_path / "resident"
     server = resident_process(home)
     try:
-        small = subprocess.run(client(home), input=json.dumps(failures(1)[0]).encode(), capture_output=True, timeout=30,
-                               check=False)
-        assert (small.stdout, server.poll()) == (b"rc=0\n", None), (small.stderr, sorted(home.iterdir()))
-        huge = subprocess.run(client(home), input=b'{"x": "' + b"a" * (64 << 20) + b'"}', capture_output=True,
-                              timeout=60, check=False)
-        assert huge.stdout == b"rc=0\n", (huge.stderr, server.poll(), (home / "resident.log").read_text())
+        small = subprocess.run(
+            client(home),
+            input=json.dumps(failures(1)[0]).encode(),
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
+        assert (small.stdout, server.poll()) == (b"rc=0\n", None), (
+            small.stderr,
+            sorted(home.iterdir()),
+        )
+        huge = subprocess.run(
+            client(home),
+            input=b'{"x": "' + b"a" * (64 << 20) + b'"}',
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+        assert huge.stdout == b"rc=0\n", (
+            huge.stderr,
+            server.poll(),
+            (home / "resident.log").read_text(),
+        )
         assert server.wait(timeout=30) == 0
         assert not (home / resident.SOCKET).exists()
     finally:
@@ -426,7 +540,9 @@ def test_a_call_that_grows_the_process_retires_it(tmp_path: Path) -> None:
 
 @needs_perl
 @pytest.mark.parametrize("perl", ["broken", "missing"])
-def test_a_perl_that_cannot_run_the_client_means_the_hook_runs_itself(data: Path, tmp_path: Path, perl: str) -> None:
+def test_a_perl_that_cannot_run_the_client_means_the_hook_runs_itself(
+    data: Path, tmp_path: Path, perl: str
+) -> None:
     """A version manager's shim with no version chosen exits 126 before reading stdin; a
     session whose PATH has no Perl finds the resident another session started."""
     start_session(data, hook_env(data, tmp_path / "home"))
@@ -444,36 +560,57 @@ def test_a_perl_that_cannot_run_the_client_means_the_hook_runs_itself(data: Path
 
 
 @needs_perl
-def test_overlapping_calls_through_run_sh_lose_none_and_count_none_twice(data: Path, tmp_path: Path) -> None:
+def test_overlapping_calls_through_run_sh_lose_none_and_count_none_twice(
+    data: Path, tmp_path: Path
+) -> None:
     """Claude Code runs a batch's hooks at once: 8 callers at a time, 64 calls, whether
     the resident takes each one or a caller runs the hook itself after 2 s."""
     env = hook_env(data, tmp_path / "home")
     start_session(data, env)
     payload = captured("PostToolUse", "Bash")
-    raws = [json.dumps({**payload, "tool_input": {**payload["tool_input"], "command": f"echo {i}"}}).encode()
-            for i in range(64)]
+    raws = [
+        json.dumps(
+            {**payload, "tool_input": {**payload["tool_input"], "command": f"echo {i}"}}
+        ).encode()
+        for i in range(64)
+    ]
     for batch in range(0, 64, 8):
         # Each hook's stdin written at once, as Claude Code does (not one after the other).
         with ThreadPoolExecutor(8) as pool:
-            outs = list(pool.map(lambda raw: run_sh(raw, env), raws[batch:batch + 8]))
+            outs = list(pool.map(lambda raw: run_sh(raw, env), raws[batch : batch + 8]))
         assert [(o.returncode, o.stderr) for o in outs] == [(0, b"")] * 8
-    st = json.loads((tmp_path / "home" / "state" / "sessions" / f"{payload['session_id']}.json").read_text())
+    st = json.loads(
+        (tmp_path / "home" / "state" / "sessions" / f"{payload['session_id']}.json").read_text()
+    )
     assert st["calls"] == 64
 
 
 @needs_perl
-@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full to make writing the reply fail")
-def test_a_reply_that_cannot_be_written_is_not_a_reason_to_run_the_hook_again(tmp_path: Path) -> None:
+@pytest.mark.skipif(
+    not Path("/dev/full").exists(), reason="needs /dev/full to make writing the reply fail"
+)
+def test_a_reply_that_cannot_be_written_is_not_a_reason_to_run_the_hook_again(
+    tmp_path: Path,
+) -> None:
     home = tmp_path / "resident"
     server = resident_process(home)
     try:
         outs = []
         for payload in failures(3):
             with open("/dev/full", "wb") as full:
-                outs.append(subprocess.run(["perl", "-T", str(ROOT / "hooks" / "client.pl"), str(home)],
-                                           input=json.dumps(payload).encode(), stdout=full, stderr=subprocess.PIPE,
-                                           timeout=30, check=False))
-        assert [(o.returncode, o.stderr) for o in outs] == [(0, b"")] * 3  # the third had a reply to write
+                outs.append(
+                    subprocess.run(
+                        ["perl", "-T", str(ROOT / "hooks" / "client.pl"), str(home)],
+                        input=json.dumps(payload).encode(),
+                        stdout=full,
+                        stderr=subprocess.PIPE,
+                        timeout=30,
+                        check=False,
+                    )
+                )
+        assert [(o.returncode, o.stderr) for o in outs] == [
+            (0, b"")
+        ] * 3  # the third had a reply to write
     finally:
         server.kill()
 
@@ -490,7 +627,9 @@ def test_a_stopped_resident_is_replaced(data: Path, tmp_path: Path) -> None:
     try:
         for payload in failures(12):
             assert replies([run_sh(payload, env)])
-            if (home / "pid").read_text() != f"{stopped}\n" and (home / resident.SOCKET).is_socket():
+            if (home / "pid").read_text() != f"{stopped}\n" and (
+                home / resident.SOCKET
+            ).is_socket():
                 break
         assert wait_for(lambda: not alive_pid(stopped)), "the stopped resident was not ended"
         assert wait_for(lambda: (home / "pid").read_text() != f"{stopped}\n" and alive(home))
@@ -517,9 +656,12 @@ def alive_pid(pid: int) -> bool:
 
 @needs_perl
 @pytest.mark.parametrize("damage", ["folder", "symlink"])
-@pytest.mark.parametrize("name", ["lock", "started", "late", "hook.sock", "hook.sock.new", "pid", "resident.log"])
-def test_a_folder_or_symlink_in_place_of_the_residents_files_is_recovered_from(data: Path, tmp_path: Path,
-                                                                               name: str, damage: str) -> None:
+@pytest.mark.parametrize(
+    "name", ["lock", "started", "late", "hook.sock", "hook.sock.new", "pid", "resident.log"]
+)
+def test_a_folder_or_symlink_in_place_of_the_residents_files_is_recovered_from(
+    data: Path, tmp_path: Path, name: str, damage: str
+) -> None:
     home = data / "runtime" / VERSION / "resident"
     home.mkdir(mode=0o700)
     outside = tmp_path / "outside"
@@ -537,7 +679,11 @@ def test_a_folder_or_symlink_in_place_of_the_residents_files_is_recovered_from(d
 
 
 def test_the_hooks_stderr_log_is_private(data: Path, tmp_path: Path) -> None:
-    out = run_sh(captured("SessionStart"), hook_env(data, tmp_path / "home", METACOG_RESIDENT="0"), "session-start")
+    out = run_sh(
+        captured("SessionStart"),
+        hook_env(data, tmp_path / "home", METACOG_RESIDENT="0"),
+        "session-start",
+    )
     assert (out.returncode, out.stdout, out.stderr) == (0, b"", b"")
     assert (data / "hook-stderr.log").stat().st_mode & 0o777 == 0o600
 

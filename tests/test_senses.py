@@ -21,6 +21,7 @@ def texts(payloads: list[dict], start: float = T0, step: float = 1.0) -> list[st
 
 # Vestibular ---------------------------------------------------------------------------
 
+
 def test_same_action_same_result_four_times() -> None:
     said = texts([bash("git status")] * 4)
     assert said[:3] == ["", "", ""]
@@ -40,13 +41,23 @@ def test_a_short_cycle_repeated_with_unchanged_results() -> None:
 def test_read_edit_cycles_are_work_not_circles() -> None:
     steps = []
     for i in range(6):
-        steps += [read("/home/dev/project/src/app.py", content=f"v{i}"), edit("/home/dev/project/src/app.py", i)]
+        steps += [
+            read("/home/dev/project/src/app.py", content=f"v{i}"),
+            edit("/home/dev/project/src/app.py", i),
+        ]
     assert not any(texts(steps))
 
 
 def test_same_unchanged_file_read_three_times() -> None:
-    said = texts([read("/home/dev/project/src/app.py"), bash("ls"), read("/home/dev/project/src/app.py"),
-                  bash("pwd"), read("/home/dev/project/src/app.py")])
+    said = texts(
+        [
+            read("/home/dev/project/src/app.py"),
+            bash("ls"),
+            read("/home/dev/project/src/app.py"),
+            bash("pwd"),
+            read("/home/dev/project/src/app.py"),
+        ]
+    )
     assert said[:4] == [""] * 4
     assert "read src/app.py 3 times" in said[4]
 
@@ -61,15 +72,22 @@ def test_paging_through_a_file_is_not_rereading() -> None:
 
 
 def test_the_persons_prompt_resets_the_counts() -> None:
-    assert texts([bash("git status")] * 3 + [prompt("again please")] + [bash("git status")] * 3) == [""] * 7
+    assert (
+        texts([bash("git status")] * 3 + [prompt("again please")] + [bash("git status")] * 3)
+        == [""] * 7
+    )
 
 
 def test_repetition_the_person_asked_for() -> None:
-    said = texts([prompt("run the flaky test 5 times and tell me how often it fails")] + [bash("pytest -k flaky")] * 5)
+    said = texts(
+        [prompt("run the flaky test 5 times and tell me how often it fails")]
+        + [bash("pytest -k flaky")] * 5
+    )
     assert said == [""] * 6
 
 
 # Chronos ------------------------------------------------------------------------------
+
 
 def test_calls_since_the_person_spoke() -> None:
     calls = [prompt("do the thing")] + [bash(f"echo {i}") for i in range(41)]
@@ -84,8 +102,13 @@ def test_quick_calls_are_not_grinding() -> None:
     said = texts([prompt("do it")] + [bash(f"echo {i}") for i in range(30)], step=1.0)
     assert not any(said)
     # 41 calls in 13 minutes: still under the 15 minutes of work the call count waits for.
-    assert not any(texts([prompt("again")] + [bash(f"echo b{i}") for i in range(41)], step=19.0,
-                         start=T0 + 10_000))
+    assert not any(
+        texts(
+            [prompt("again")] + [bash(f"echo b{i}") for i in range(41)],
+            step=19.0,
+            start=T0 + 10_000,
+        )
+    )
 
 
 def test_twenty_minutes_of_work() -> None:
@@ -95,13 +118,18 @@ def test_twenty_minutes_of_work() -> None:
 
 
 def test_idle_time_is_not_work() -> None:
-    said = [agent_text(send(prompt("go"), now=T0)), agent_text(send(bash("echo 1"), now=T0 + 4 * 3600))]
+    said = [
+        agent_text(send(prompt("go"), now=T0)),
+        agent_text(send(bash("echo 1"), now=T0 + 4 * 3600)),
+    ]
     assert said == ["", ""]
 
 
 def test_task_notification_does_not_reset_chronos() -> None:
     calls = [prompt("go")] + [bash(f"echo {i}") for i in range(30)]
-    calls += [prompt("<task-notification>done</task-notification>")] + [bash(f"echo b{i}") for i in range(12)]
+    calls += [prompt("<task-notification>done</task-notification>")] + [
+        bash(f"echo b{i}") for i in range(12)
+    ]
     said = texts(calls, step=24.0)
     assert any("40 tool calls" in s for s in said)
 
@@ -116,6 +144,7 @@ def test_subagent_calls_do_not_count_for_the_main_agent() -> None:
 
 
 # O2 -----------------------------------------------------------------------------------
+
 
 def test_velocity_against_the_sessions_baseline() -> None:
     small = [bash(f"echo {i}", stdout="x" * 200) for i in range(10)]
@@ -133,9 +162,11 @@ def test_steady_large_reads_are_the_baseline() -> None:
 
 def test_real_fill_from_the_transcript(tmp_path: Path) -> None:
     log = Transcript(tmp_path / "t.jsonl")
+
     def call(tokens: int) -> str:
         log.usage(tokens, model="claude-sonnet-4-5")
         return agent_text(send(bash(f"echo {tokens}", transcript_path=str(log.path)), now=T0))
+
     assert call(100_000) == ""
     said = call(141_000)
     assert "context is 141K of 200K tokens (70%)" in said
@@ -161,12 +192,15 @@ def test_after_compaction_the_agent_hears_what_it_had_read(tmp_path: Path) -> No
 
 # Refused calls (transcript only) --------------------------------------------------------
 
+
 def test_refused_edits_join_the_error_stream(tmp_path: Path) -> None:
     log = Transcript(tmp_path / "t.jsonl")
     said = []
     for _ in range(3):
         log.refused_edit()
-        said.append(agent_text(send(read("/home/dev/project/src/app.py", transcript_path=str(log.path)))))
+        said.append(
+            agent_text(send(read("/home/dev/project/src/app.py", transcript_path=str(log.path))))
+        )
     assert said[:2] == ["", ""]
     assert "String to replace not found" in said[2]
 
@@ -187,6 +221,7 @@ def test_hostile_transcript_paths_are_bounded(tmp_path: Path, kind: str) -> None
 
 # Echo and Drift -------------------------------------------------------------------------
 
+
 def test_edits_without_running_the_tests() -> None:
     said = texts([edit(f"/home/dev/project/src/m{i}.py", i) for i in range(12)])
     assert not any(said[:11])
@@ -201,14 +236,18 @@ def test_a_test_run_resets_and_docs_do_not_count() -> None:
 
 
 def test_only_the_new_test_runs() -> None:
-    calls = [edit("/home/dev/project/src/app.py")] + [bash("pytest tests/test_new.py", stdout=f"r{i}") for i in range(3)]
+    calls = [edit("/home/dev/project/src/app.py")] + [
+        bash("pytest tests/test_new.py", stdout=f"r{i}") for i in range(3)
+    ]
     said = texts(calls)
     assert "run only a narrowed test 3 times" in said[3]
 
 
 def test_drift_from_what_the_request_named() -> None:
-    calls = [prompt("Fix the crash in parser.py when `parse_header` gets an empty line"),
-             read("/home/dev/project/src/parser.py")]
+    calls = [
+        prompt("Fix the crash in parser.py when `parse_header` gets an empty line"),
+        read("/home/dev/project/src/parser.py"),
+    ]
     calls += [bash(f"ls dir{i}", stdout=str(i)) for i in range(25)]
     said = texts(calls)
     assert not any(said[:26])
@@ -222,6 +261,7 @@ def test_no_drift_without_named_things() -> None:
 
 
 # Layers ---------------------------------------------------------------------------------
+
 
 def test_one_message_per_call_combining_senses() -> None:
     said = texts([bash("git status")] * 3 + [read("/home/dev/project/a.py")] * 3)
@@ -257,12 +297,17 @@ def test_project_config_wins(isolated_home: Path, tmp_path: Path) -> None:
 
 # Subagents -------------------------------------------------------------------------------
 
+
 def test_a_subagent_that_looped_is_reported_to_the_main_agent() -> None:
     fail = captured("PostToolUseFailure", "Bash", agent_id="sub9", agent_type="Explore")
     sub_said = texts([fail] * 3)
     assert "the same error 3 times" in sub_said[2]  # the subagent hears it itself
-    stop = {**captured("PostToolUse", "Bash"), "hook_event_name": "SubagentStop", "agent_id": "sub9",
-            "agent_type": "Explore"}
+    stop = {
+        **captured("PostToolUse", "Bash"),
+        "hook_event_name": "SubagentStop",
+        "agent_id": "sub9",
+        "agent_type": "Explore",
+    }
     for key in ("tool_name", "tool_input", "tool_response", "tool_use_id"):
         stop.pop(key, None)
     assert send(stop) is None
@@ -273,17 +318,31 @@ def test_a_subagent_that_looped_is_reported_to_the_main_agent() -> None:
 
 def test_a_quiet_subagent_is_not_reported() -> None:
     texts([bash("ls", agent_id="sub1", agent_type="Explore")])
-    stop = {"hook_event_name": "SubagentStop", "session_id": captured("PostToolUse", "Bash")["session_id"],
-            "agent_id": "sub1", "agent_type": "Explore", "cwd": "/home/dev/project"}
+    stop = {
+        "hook_event_name": "SubagentStop",
+        "session_id": captured("PostToolUse", "Bash")["session_id"],
+        "agent_id": "sub1",
+        "agent_type": "Explore",
+        "cwd": "/home/dev/project",
+    }
     assert send(stop) is None
     assert agent_text(send(bash("pwd"))) == ""
 
 
-@pytest.mark.parametrize(("section", "key", "value"), [
-    ("o2", "baseline_calls", 0), ("vestibular", "same_action", 0), ("vestibular", "same_action", -3),
-    ("chronos", "calls", 0), ("digest", "max_chars", 99999), ("chronos", "calls", 2.5),
-])
-def test_out_of_range_settings_are_ignored(isolated_home: Path, section: str, key: str, value: object) -> None:
+@pytest.mark.parametrize(
+    ("section", "key", "value"),
+    [
+        ("o2", "baseline_calls", 0),
+        ("vestibular", "same_action", 0),
+        ("vestibular", "same_action", -3),
+        ("chronos", "calls", 0),
+        ("digest", "max_chars", 99999),
+        ("chronos", "calls", 2.5),
+    ],
+)
+def test_out_of_range_settings_are_ignored(
+    isolated_home: Path, section: str, key: str, value: object
+) -> None:
     from metacog import config
 
     merged = config.merge(config.DEFAULTS, {section: {key: value}})
@@ -301,8 +360,14 @@ def test_time_inside_a_subagent_does_not_count_but_work_around_it_does() -> None
         now += 60
         said.append(agent_text(send(bash(f"echo a{i}"), now=now)))
     now += 20 * 60  # a 20-minute subagent, reported by the Task call's duration
-    task = captured("PostToolUse", "Bash", tool_name="Task", tool_input={"description": "explore"},
-                    tool_response={"status": "completed"}, duration_ms=20 * 60 * 1000)
+    task = captured(
+        "PostToolUse",
+        "Bash",
+        tool_name="Task",
+        tool_input={"description": "explore"},
+        tool_response={"status": "completed"},
+        duration_ms=20 * 60 * 1000,
+    )
     said.append(agent_text(send(task, now=now)))
     assert not any(said)  # 5 minutes of the main agent's own work so far
     for i in range(15):
@@ -313,8 +378,12 @@ def test_time_inside_a_subagent_does_not_count_but_work_around_it_does() -> None
 
 
 def test_a_reread_warning_is_not_used_up_during_a_cooldown() -> None:
-    said = texts([bash("make")] * 4 + [read("/home/dev/project/src/app.py")] * 3
-                 + [bash(f"echo {i}", stdout=str(i)) for i in range(6)] + [read("/home/dev/project/src/app.py")])
+    said = texts(
+        [bash("make")] * 4
+        + [read("/home/dev/project/src/app.py")] * 3
+        + [bash(f"echo {i}", stdout=str(i)) for i in range(6)]
+        + [read("/home/dev/project/src/app.py")]
+    )
     assert "4 times in a row" in said[3]
     assert not any(said[4:13])  # the cooldown after the first message
     assert "read src/app.py 4 times" in said[13]
@@ -348,11 +417,15 @@ def test_quick_calls_do_not_use_up_the_time_check_ins() -> None:
     calls = [prompt("go")] + [bash(f"echo {i}") for i in range(100)]
     said = texts(calls, step=9.0)  # 100 calls in 15 minutes
     assert sum(1 for s in said if s) == 1 and "100 tool calls and 15 minutes" in said[-1]
-    later = [agent_text(send(bash(f"echo late {i}"), now=T0 + 900 + 120 * (i + 1))) for i in range(3)]
+    later = [
+        agent_text(send(bash(f"echo late {i}"), now=T0 + 900 + 120 * (i + 1))) for i in range(3)
+    ]
     assert "103 tool calls and 21 minutes" in later[2]  # the 20-minute check-in still comes
 
 
-def test_the_session_summary_counts_work_not_waiting_nor_requested_repeats(isolated_home: Path) -> None:
+def test_the_session_summary_counts_work_not_waiting_nor_requested_repeats(
+    isolated_home: Path,
+) -> None:
     import json
 
     send(prompt("run the flaky test 5 times and tell me how often it fails"), now=T0)
@@ -365,12 +438,20 @@ def test_the_session_summary_counts_work_not_waiting_nor_requested_repeats(isola
     assert summary["max_minutes_between_prompts"] < 2
 
 
-def test_the_summary_counts_code_edits_and_work_on_what_the_request_named(isolated_home: Path) -> None:
+def test_the_summary_counts_code_edits_and_work_on_what_the_request_named(
+    isolated_home: Path,
+) -> None:
     import json
 
-    texts([prompt("Fix parse_header in parser.py"), read("/home/dev/project/src/parser.py"),
-           edit("/home/dev/project/src/parser.py", 1), edit("/home/dev/project/docs/notes.md", 2),
-           bash("ls")])
+    texts(
+        [
+            prompt("Fix parse_header in parser.py"),
+            read("/home/dev/project/src/parser.py"),
+            edit("/home/dev/project/src/parser.py", 1),
+            edit("/home/dev/project/docs/notes.md", 2),
+            bash("ls"),
+        ]
+    )
     [path] = (isolated_home / "state" / "sessions").glob("*.json")
     summary = json.loads(path.read_text())["summary"]
     assert summary["code_edits"] == 1  # the Markdown edit is not code

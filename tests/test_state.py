@@ -33,8 +33,12 @@ def session_state(home: Path, sid: str) -> dict:
 
 def test_eight_overlapping_processes_lose_no_event(isolated_home: Path) -> None:
     payload = captured("PostToolUse", "Bash")
-    workers = [subprocess.Popen([sys.executable, "-S", "-c", WORKER, str(ROOT), json.dumps(payload), "25", str(w)])
-               for w in range(8)]
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-S", "-c", WORKER, str(ROOT), json.dumps(payload), "25", str(w)]
+        )
+        for w in range(8)
+    ]
     assert [w.wait(timeout=120) for w in workers] == [0] * 8
     st = session_state(isolated_home, payload["session_id"])
     assert st["calls"] == 200
@@ -58,7 +62,10 @@ def test_threads_of_two_sessions_keep_their_own_counts(isolated_home: Path) -> N
 
 
 def test_clean_session_id() -> None:
-    assert state.clean_session_id("ce9e5016-97e8-40a4-af2a-8f2d8e9da37b") == "ce9e5016-97e8-40a4-af2a-8f2d8e9da37b"
+    assert (
+        state.clean_session_id("ce9e5016-97e8-40a4-af2a-8f2d8e9da37b")
+        == "ce9e5016-97e8-40a4-af2a-8f2d8e9da37b"
+    )
     assert state.clean_session_id("../../x") == "x"
     assert state.clean_session_id("a" * 5000) == "a" * 64
     for bad in ("", "..", "/", "\x00", None, 7, ["a"]):
@@ -106,7 +113,9 @@ def test_what_was_set_aside_in_a_files_place_is_collected_too(isolated_home: Pat
             os.mkfifo(path)
         else:
             path.symlink_to("/dev/zero")
-        assert state.load(str(path), kind, time.time())["v"] == state.SCHEMA  # set aside, a fresh state
+        assert (
+            state.load(str(path), kind, time.time())["v"] == state.SCHEMA
+        )  # set aside, a fresh state
     aside = sorted(folder.glob("*.corrupt-*"))
     assert len(aside) == 3
     old = time.time() - state.GC_AGE_S - 10
@@ -118,7 +127,10 @@ def test_what_was_set_aside_in_a_files_place_is_collected_too(isolated_home: Pat
 
 def test_windows_are_capped(isolated_home: Path) -> None:
     for i in range(state.MAX_WINDOWS + 10):
-        send(captured("PostToolUse", "Bash", agent_id=f"agent{i}", agent_type="x"), now=1_800_000_000 + i)
+        send(
+            captured("PostToolUse", "Bash", agent_id=f"agent{i}", agent_type="x"),
+            now=1_800_000_000 + i,
+        )
     st = session_state(isolated_home, captured("PostToolUse", "Bash")["session_id"])
     assert len(st["windows"]) <= state.MAX_WINDOWS + 1 and "main" in st["windows"]
 
@@ -190,8 +202,14 @@ def test_a_sense_that_breaks_does_not_silence_the_others(isolated_home: Path, mo
     monkeypatch.setattr(vestibular, "feel", broken)
     payload = captured("PostToolUseFailure", "Bash")
     replies = [send(payload) for _ in range(3)]
-    assert replies[2] is not None and "the same error 3 times" in replies[2]["hookSpecificOutput"]["additionalContext"]
-    assert "sense vestibular failed: ZeroDivisionError" in (isolated_home / "state" / "metacog.log").read_text()
+    assert (
+        replies[2] is not None
+        and "the same error 3 times" in replies[2]["hookSpecificOutput"]["additionalContext"]
+    )
+    assert (
+        "sense vestibular failed: ZeroDivisionError"
+        in (isolated_home / "state" / "metacog.log").read_text()
+    )
 
 
 def test_gc_keeps_the_lock_of_a_live_session(isolated_home: Path) -> None:
@@ -212,7 +230,10 @@ def test_a_nul_in_a_path_does_not_cost_the_session(isolated_home: Path) -> None:
     send(fail)
     send(fail)
     for field in ("cwd", "transcript_path"):
-        assert send({**captured("PostToolUse", "Read", session_id="nul"), field: "/tmp/a\x00b"}) is None
+        assert (
+            send({**captured("PostToolUse", "Read", session_id="nul"), field: "/tmp/a\x00b"})
+            is None
+        )
     folder = isolated_home / "state" / "sessions"
     assert not list(folder.glob("*.corrupt-*"))
     assert "the same error 3 times" in send(fail)["hookSpecificOutput"]["additionalContext"]

@@ -6,8 +6,12 @@ import copy
 import json
 from pathlib import Path
 
-SAMPLE = [json.loads(line) for line in
-          (Path(__file__).parent / "fixtures" / "transcript-sample-2.1.328.jsonl").read_text().splitlines()]
+SAMPLE = [
+    json.loads(line)
+    for line in (Path(__file__).parent / "fixtures" / "transcript-sample-2.1.328.jsonl")
+    .read_text()
+    .splitlines()
+]
 
 
 def _first(kind: str, pred=lambda e: True) -> dict:
@@ -29,7 +33,9 @@ class Transcript:
         self.n += 1
         entry["message"]["id"] = f"msg_t{self.n}"
         entry["message"]["model"] = model
-        entry["message"]["usage"].update(input_tokens=tokens, cache_read_input_tokens=0, cache_creation_input_tokens=0)
+        entry["message"]["usage"].update(
+            input_tokens=tokens, cache_read_input_tokens=0, cache_creation_input_tokens=0
+        )
         self.add(entry)
 
     def batch(self, ids: list[str], tokens: int = 5000) -> None:
@@ -38,19 +44,29 @@ class Transcript:
         self.n += 1
         block = entry["message"]["content"][0]
         entry["message"]["id"] = f"msg_b{self.n}"
-        entry["message"]["usage"].update(input_tokens=tokens, cache_read_input_tokens=0, cache_creation_input_tokens=0)
+        entry["message"]["usage"].update(
+            input_tokens=tokens, cache_read_input_tokens=0, cache_creation_input_tokens=0
+        )
         entry["message"]["content"] = [{**block, "id": i} for i in ids]
         self.add(entry)
 
     def refused_edit(self, old: str = "NOT THERE") -> None:
         """The captured refused Edit: a tool_use and its <tool_use_error> result, no hook."""
         self.n += 1
-        call = _first("assistant", lambda e: e["message"]["content"][0].get("input", {}).get("old_string") == "NOT THERE")
+        call = _first(
+            "assistant",
+            lambda e: e["message"]["content"][0].get("input", {}).get("old_string") == "NOT THERE",
+        )
         call["message"]["content"][0]["id"] = f"toolu_r{self.n}"
         call["message"]["id"] = f"msg_r{self.n}"  # each refused call is the model's next attempt
         call["message"]["content"][0]["input"]["old_string"] = old
-        result = _first("user", lambda e: isinstance(e["message"]["content"], list)
-                        and "<tool_use_error>" in str(e["message"]["content"][0].get("content")))
+        result = _first(
+            "user",
+            lambda e: (
+                isinstance(e["message"]["content"], list)
+                and "<tool_use_error>" in str(e["message"]["content"][0].get("content"))
+            ),
+        )
         result["message"]["content"][0]["tool_use_id"] = f"toolu_r{self.n}"
         self.add(call)
         self.add(result)
@@ -58,16 +74,31 @@ class Transcript:
     def refused(self, tool: str, tool_input: dict, message: str) -> None:
         """The captured refused call's two lines with another tool, input and refusal text."""
         self.n += 1
-        call = _first("assistant", lambda e: e["message"]["content"][0].get("input", {}).get("old_string") == "NOT THERE")
+        call = _first(
+            "assistant",
+            lambda e: e["message"]["content"][0].get("input", {}).get("old_string") == "NOT THERE",
+        )
         block = call["message"]["content"][0]
         block.update(id=f"toolu_r{self.n}", name=tool, input=tool_input)
         call["message"]["id"] = f"msg_r{self.n}"
-        result = _first("user", lambda e: isinstance(e["message"]["content"], list)
-                        and "<tool_use_error>" in str(e["message"]["content"][0].get("content")))
-        result["message"]["content"][0].update(tool_use_id=f"toolu_r{self.n}",
-                                               content=f"<tool_use_error>{message}</tool_use_error>")
+        result = _first(
+            "user",
+            lambda e: (
+                isinstance(e["message"]["content"], list)
+                and "<tool_use_error>" in str(e["message"]["content"][0].get("content"))
+            ),
+        )
+        result["message"]["content"][0].update(
+            tool_use_id=f"toolu_r{self.n}", content=f"<tool_use_error>{message}</tool_use_error>"
+        )
         self.add(call)
         self.add(result)
 
     def compaction(self) -> None:
-        self.add({"type": "system", "subtype": "compact_boundary", "compactMetadata": {"trigger": "auto", "preTokens": 170000}})
+        self.add(
+            {
+                "type": "system",
+                "subtype": "compact_boundary",
+                "compactMetadata": {"trigger": "auto", "preTokens": 170000},
+            }
+        )

@@ -23,7 +23,9 @@ from metacog.cli.common import CliError, inside_claude_code, log_bug, one_line
 
 # typer up to 0.1x runs on click; newer releases carry their own copy (typer._click),
 # whose exceptions are other classes: take them from the package TyperGroup is built on.
-_errors = importlib.import_module(TyperGroup.__mro__[1].__module__.rpartition(".")[0] + ".exceptions")
+_errors = importlib.import_module(
+    TyperGroup.__mro__[1].__module__.rpartition(".")[0] + ".exceptions"
+)
 UsageError, ClickException = _errors.UsageError, _errors.ClickException
 
 PROG = "metacog"
@@ -31,11 +33,24 @@ EXIT_USAGE = 2
 
 
 class Group(TyperGroup):
-    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
-             standalone_mode: bool = True, **extra: Any) -> Any:
-        code = boundary(lambda: super(Group, self).main(
-            args=args, prog_name=prog_name or PROG, complete_var=complete_var,
-            standalone_mode=False, **extra), sys.argv[1:] if args is None else list(args))
+    def main(
+        self,
+        args: Any = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        code = boundary(
+            lambda: super(Group, self).main(
+                args=args,
+                prog_name=prog_name or PROG,
+                complete_var=complete_var,
+                standalone_mode=False,
+                **extra,
+            ),
+            sys.argv[1:] if args is None else list(args),
+        )
         if standalone_mode:
             sys.exit(code)
         return code
@@ -63,7 +78,10 @@ def boundary(call: Any, argv: list[str]) -> int:
         return 1
     except Exception as exc:  # noqa: BLE001 - the one place every other failure ends up
         where = log_bug(exc, f"metacog {' '.join(argv)}")
-        return fail(f"internal error: {type(exc).__name__}: {one_line(exc, 200)}{where}; please report it", 1)
+        return fail(
+            f"internal error: {type(exc).__name__}: {one_line(exc, 200)}{where}; please report it",
+            1,
+        )
     return result if isinstance(result, int) and not isinstance(result, bool) else 0
 
 
@@ -85,8 +103,12 @@ app = typer.Typer(
     rich_markup_mode=None,  # plain help: readable in a `!` line's output, and no rich import
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-config_app = typer.Typer(help="Show, read or change settings (TOML).", add_completion=False,
-                         pretty_exceptions_enable=False, rich_markup_mode=None)
+config_app = typer.Typer(
+    help="Show, read or change settings (TOML).",
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
 app.add_typer(config_app, name="config")
 
 
@@ -99,8 +121,12 @@ def _version(value: bool) -> None:
 @app.callback(invoke_without_command=True)
 def main(
     ctx: typer.Context,
-    version: Annotated[bool, typer.Option("--version", "-V", callback=_version, is_eager=True,
-                                          help="Print the version and exit.")] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
 ) -> None:
     if ctx.invoked_subcommand is None:
         typer.echo(ctx.get_help())
@@ -108,8 +134,12 @@ def main(
 
 @app.command()
 def status(
-    session: Annotated[str | None, typer.Option("--session", "-s", metavar="ID",
-                                                   help="A session id (or a unique prefix of one).")] = None,
+    session: Annotated[
+        str | None,
+        typer.Option(
+            "--session", "-s", metavar="ID", help="A session id (or a unique prefix of one)."
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """This project, its latest session's readings per sense, and its learned rules with their evidence."""
@@ -124,10 +154,17 @@ def status(
 
 @app.command()
 def forget(
-    rule: Annotated[str, typer.Argument(metavar="RULE", help="The rule's id, as `metacog status` shows it.")],
-    scope: Annotated[str | None, typer.Option(
-        "--scope", metavar="project|global",
-        help="Erase it only from this project's store, or only from the global one.")] = None,
+    rule: Annotated[
+        str, typer.Argument(metavar="RULE", help="The rule's id, as `metacog status` shows it.")
+    ],
+    scope: Annotated[
+        str | None,
+        typer.Option(
+            "--scope",
+            metavar="project|global",
+            help="Erase it only from this project's store, or only from the global one.",
+        ),
+    ] = None,
 ) -> None:
     """Erase a rule's evidence, so it leaves the digest and is learned again only if it recurs."""
     from metacog.cli import forget as forget_mod
@@ -143,7 +180,9 @@ def config_main(ctx: typer.Context) -> None:
 
 
 @config_app.command("show")
-def config_show(as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False) -> None:
+def config_show(
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
     """Every setting's effective value and where it comes from."""
     from metacog import config
     from metacog.cli import settings
@@ -159,7 +198,11 @@ def config_show(as_json: Annotated[bool, typer.Option("--json", help="Print one 
 
 
 @config_app.command("get")
-def config_get(key: Annotated[str, typer.Argument(metavar="KEY", help="section.key, e.g. nociception.observe_at")]) -> None:
+def config_get(
+    key: Annotated[
+        str, typer.Argument(metavar="KEY", help="section.key, e.g. nociception.observe_at")
+    ],
+) -> None:
     """One setting's effective value."""
     from metacog import config
     from metacog.cli import settings
@@ -169,10 +212,17 @@ def config_get(key: Annotated[str, typer.Argument(metavar="KEY", help="section.k
 
 @config_app.command("set", context_settings={"ignore_unknown_options": True})  # VALUE may be -3
 def config_set(
-    key: Annotated[str, typer.Argument(metavar="KEY", help="section.key, e.g. nociception.observe_at")],
+    key: Annotated[
+        str, typer.Argument(metavar="KEY", help="section.key, e.g. nociception.observe_at")
+    ],
     value: Annotated[str, typer.Argument(metavar="VALUE", help="true/false, or a number")],
-    project: Annotated[bool, typer.Option("--project", help="Write this project's .claude/metacog.toml "
-                                                           "instead of the global config.")] = False,
+    project: Annotated[
+        bool,
+        typer.Option(
+            "--project",
+            help="Write this project's .claude/metacog.toml instead of the global config.",
+        ),
+    ] = False,
 ) -> None:
     """Change one setting in the global config (or the project's, with --project)."""
     from metacog import config
@@ -198,17 +248,36 @@ def replay(
 
 @app.command()
 def report(
-    paths: Annotated[list[str] | None, typer.Argument(
-        metavar="PATH", help="Transcripts (.jsonl) or folders of them; default: every session under "
-                                  "~/.claude/projects/.", show_default=False)] = None,
-    since: Annotated[str | None, typer.Option("--since", metavar="DATE",
-                                              help="Only sessions written to since DATE (YYYY-MM-DD).")] = None,
-    project: Annotated[str | None, typer.Option("--project", metavar="DIR",
-                                                help="Only sessions that ran in DIR or below it.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print every figure as one JSON object.")] = False,
-    html: Annotated[str | None, typer.Option("--html", metavar="FILE",
-                                             help="Also write one self-contained page with a timeline per session.")]
-    = None,
+    paths: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="PATH",
+            help="Transcripts (.jsonl) or folders of them; default: every session under "
+            "~/.claude/projects/.",
+            show_default=False,
+        ),
+    ] = None,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since", metavar="DATE", help="Only sessions written to since DATE (YYYY-MM-DD)."
+        ),
+    ] = None,
+    project: Annotated[
+        str | None,
+        typer.Option("--project", metavar="DIR", help="Only sessions that ran in DIR or below it."),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print every figure as one JSON object.")
+    ] = False,
+    html: Annotated[
+        str | None,
+        typer.Option(
+            "--html",
+            metavar="FILE",
+            help="Also write one self-contained page with a timeline per session.",
+        ),
+    ] = None,
 ) -> None:
     """What metacog said (or would have said) in your sessions, what loops cost, whether it helped."""
     from metacog.cli import report as report_mod
@@ -224,13 +293,20 @@ def report(
 
 
 @app.command()
-def doctor(as_json: Annotated[bool, typer.Option("--json", help="Print the findings as JSON.")] = False) -> None:
+def doctor(
+    as_json: Annotated[bool, typer.Option("--json", help="Print the findings as JSON.")] = False,
+) -> None:
     """Check the runtime, hooks, folders, logs, config and stores; say what to do about each problem."""
     from metacog.cli import doctor as doctor_mod
 
     findings = doctor_mod.diagnose(os.getcwd())
     if as_json:
-        emit({"problems": sum(1 for f in findings if f["status"] == doctor_mod.PROBLEM), "findings": findings})
+        emit(
+            {
+                "problems": sum(1 for f in findings if f["status"] == doctor_mod.PROBLEM),
+                "findings": findings,
+            }
+        )
     else:
         typer.echo(doctor_mod.render(findings))
     if any(f["status"] == doctor_mod.PROBLEM for f in findings):
@@ -238,7 +314,11 @@ def doctor(as_json: Annotated[bool, typer.Option("--json", help="Print the findi
 
 
 @app.command()
-def cleanup(yes: Annotated[bool, typer.Option("--yes", help="Remove them (without it, only list them).")] = False) -> None:
+def cleanup(
+    yes: Annotated[
+        bool, typer.Option("--yes", help="Remove them (without it, only list them).")
+    ] = False,
+) -> None:
     """Remove metacog's own folders (state, learned rules, config) after `claude plugin uninstall`."""
     from metacog.cli import cleanup as cleanup_mod
 

@@ -22,12 +22,18 @@ def targets() -> list[str]:
 
 def run(yes: bool) -> str:
     found = targets()
-    keep = ("Left in each project (the repository's, meant to be committed): .claude/metacog-learnings.jsonl "
-            "and .claude/metacog.toml; delete them there if the team no longer wants them.")
+    keep = (
+        "Left in each project (the repository's, meant to be committed): .claude/metacog-learnings.jsonl "
+        "and .claude/metacog.toml; delete them there if the team no longer wants them."
+    )
     if not found:
         return f"Nothing of metacog's own is left outside projects. {keep}"
     if not yes:
-        return "Would remove: " + ", ".join(found) + f". Run `metacog cleanup --yes` to remove them. {keep}"
+        return (
+            "Would remove: "
+            + ", ".join(found)
+            + f". Run `metacog cleanup --yes` to remove them. {keep}"
+        )
     for path in found:
         try:
             if os.path.isdir(path) and not os.path.islink(path):
@@ -35,5 +41,7 @@ def run(yes: bool) -> str:
             else:
                 os.unlink(path)
         except OSError as exc:
-            raise CliError(f"cannot remove {path}: {exc.strerror or exc}; remove it by hand (rm -r {path})") from None
+            raise CliError(
+                f"cannot remove {path}: {exc.strerror or exc}; remove it by hand (rm -r {path})"
+            ) from None
     return "Removed: " + ", ".join(found) + f". {keep}"

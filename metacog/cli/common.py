@@ -11,6 +11,7 @@ import time
 
 MESSAGE_CAP = 600  # characters of a one-line error: room for two paths and the fix
 
+
 class CliError(Exception):
     """An expected failure: one line for the person (what is wrong, what to do), an exit code.
 

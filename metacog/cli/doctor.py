@@ -92,8 +92,13 @@ def stamp_of(line: str) -> float | None:
 def check_python() -> list[dict]:
     version = ".".join(map(str, sys.version_info[:3]))
     if sys.version_info < MIN_PYTHON:
-        return [finding(PROBLEM, f"Python {version} at {sys.executable} is too old",
-                        "install Python 3.10 or newer, then start a new Claude Code session")]
+        return [
+            finding(
+                PROBLEM,
+                f"Python {version} at {sys.executable} is too old",
+                "install Python 3.10 or newer, then start a new Claude Code session",
+            )
+        ]
     return [finding(OK, f"Python {version} ({sys.executable})")]
 
 
@@ -102,9 +107,14 @@ def check_runtime(root: Path | None) -> list[dict]:
     dirs = plugin_data_dirs()
     if not dirs:
         # A replay-only or report-only user is not a problem: say what is and is not installed.
-        return [finding(NOTE, "the command line is installed (replay, report, status work offline); the Claude "
-                        f"Code plugin is not (nothing in {Path.home()}/.claude/plugins/data/), so no session is "
-                        "watched: `claude plugin install metacog@metacog` installs it")]
+        return [
+            finding(
+                NOTE,
+                "the command line is installed (replay, report, status work offline); the Claude "
+                f"Code plugin is not (nothing in {Path.home()}/.claude/plugins/data/), so no session is "
+                "watched: `claude plugin install metacog@metacog` installs it",
+            )
+        ]
     out = []
     for data in dirs:
         ready = sorted(p.parent.name for p in data.glob("runtime/*/.ready"))
@@ -129,31 +139,50 @@ def _not_ready(data: Path, version: str, ready: list[str], last: str) -> dict:
     half = (base / version).is_dir()
     state = "half-built (its folder exists without the .ready mark)" if half else "not prepared"
     if isinstance(failed, dict) and failed.get("version") == version:
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(failed["at"])) \
-            if isinstance(failed.get("at"), (int, float)) else "an unknown time"
-        return finding(PROBLEM, f"runtime {version} {state} in {data}{found}: the first-run setup failed at "
-                       f"{when} with {failed.get('python', '?')}: {one_line(failed.get('cause', '?'), 240)}",
-                       f"it retries {failed.get('retry', 'at the next session start')}; "
-                       f"pip's whole output is in {log}")
+        when = (
+            time.strftime("%Y-%m-%d %H:%M", time.localtime(failed["at"]))
+            if isinstance(failed.get("at"), (int, float))
+            else "an unknown time"
+        )
+        return finding(
+            PROBLEM,
+            f"runtime {version} {state} in {data}{found}: the first-run setup failed at "
+            f"{when} with {failed.get('python', '?')}: {one_line(failed.get('cause', '?'), 240)}",
+            f"it retries {failed.get('retry', 'at the next session start')}; "
+            f"pip's whole output is in {log}",
+        )
     why = f"; last bootstrap log line: {one_line(last, 200)}" if last else ""
-    return finding(PROBLEM, f"runtime {version} {state} in {data}{found}{why}",
-                   "start a new Claude Code session (its SessionStart hook builds the runtime; "
-                   "it needs Python 3.10+ with venv and access to the package index once); "
-                   f"details in {log}")
+    return finding(
+        PROBLEM,
+        f"runtime {version} {state} in {data}{found}{why}",
+        "start a new Claude Code session (its SessionStart hook builds the runtime; "
+        "it needs Python 3.10+ with venv and access to the package index once); "
+        f"details in {log}",
+    )
 
 
 def check_resident(root: Path | None) -> list[dict]:
     """The resident process (metacog/resident.py): running, off, or why it cannot run."""
     version = plugin_version(root)
     if os.environ.get("METACOG_RESIDENT") == "0":
-        return [finding(NOTE, "resident process switched off (METACOG_RESIDENT=0): every hook call "
-                        "starts Python, about 20 ms inside Claude Code instead of about 10")]
+        return [
+            finding(
+                NOTE,
+                "resident process switched off (METACOG_RESIDENT=0): every hook call "
+                "starts Python, about 20 ms inside Claude Code instead of about 10",
+            )
+        ]
     import shutil
 
     if shutil.which("perl") is None:
-        return [finding(NOTE, "no perl on PATH: hooks cannot reach a resident process, so every hook call "
-                        "starts Python (about 20 ms inside Claude Code instead of about 10)",
-                        "install perl (any Perl 5) if that matters to you; metacog works either way")]
+        return [
+            finding(
+                NOTE,
+                "no perl on PATH: hooks cannot reach a resident process, so every hook call "
+                "starts Python (about 20 ms inside Claude Code instead of about 10)",
+                "install perl (any Perl 5) if that matters to you; metacog works either way",
+            )
+        ]
     out = []
     for data in plugin_data_dirs():
         folder = data / "runtime" / version / "resident"
@@ -161,10 +190,19 @@ def check_resident(root: Path | None) -> list[dict]:
             continue
         pid = _resident_pid(folder)
         if pid and (folder / resident.SOCKET).is_socket():
-            out.append(finding(OK, f"resident process running (pid {pid}), answering hook calls in {folder}"))
+            out.append(
+                finding(
+                    OK, f"resident process running (pid {pid}), answering hook calls in {folder}"
+                )
+            )
         else:
-            out.append(finding(OK, "resident process not running: the next session starts it (it leaves "
-                               f"after {resident.IDLE_SECONDS // 60} idle minutes)"))
+            out.append(
+                finding(
+                    OK,
+                    "resident process not running: the next session starts it (it leaves "
+                    f"after {resident.IDLE_SECONDS // 60} idle minutes)",
+                )
+            )
         log = folder / "resident.log"
         lines = [ln for ln in tail_lines(log) if ln.strip()]
         try:
@@ -172,10 +210,15 @@ def check_resident(root: Path | None) -> list[dict]:
         except OSError:
             fresh = False
         if fresh:
-            out.append(finding(PROBLEM, f"the resident process wrote to {log} in the last 24 hours (a call "
-                               f"stuck past {resident.WATCHDOG_SECONDS} s ends it, with where it was): "
-                               + " | ".join(one_line(ln, 160) for ln in lines[:SHOWN]),
-                               f"report the file's content; then clear it: rm {log}"))
+            out.append(
+                finding(
+                    PROBLEM,
+                    f"the resident process wrote to {log} in the last 24 hours (a call "
+                    f"stuck past {resident.WATCHDOG_SECONDS} s ends it, with where it was): "
+                    + " | ".join(one_line(ln, 160) for ln in lines[:SHOWN]),
+                    f"report the file's content; then clear it: rm {log}",
+                )
+            )
     return out
 
 
@@ -190,27 +233,47 @@ def _resident_pid(folder: Path) -> int:
 
 def check_hooks(root: Path | None) -> list[dict]:
     if root is None:
-        return [finding(NOTE, "hooks not checked: plugin folder unknown (run this as /metacog doctor "
-                        "inside Claude Code, or set CLAUDE_PLUGIN_ROOT)")]
+        return [
+            finding(
+                NOTE,
+                "hooks not checked: plugin folder unknown (run this as /metacog doctor "
+                "inside Claude Code, or set CLAUDE_PLUGIN_ROOT)",
+            )
+        ]
     path = root / "hooks" / "hooks.json"
     try:
         registered = json.loads(path.read_text()).get("hooks")
     except (OSError, ValueError, AttributeError) as exc:
-        return [finding(PROBLEM, f"{path} unreadable: {one_line(exc, 160)}",
-                        "reinstall the plugin (`claude plugin install metacog@metacog`)")]
+        return [
+            finding(
+                PROBLEM,
+                f"{path} unreadable: {one_line(exc, 160)}",
+                "reinstall the plugin (`claude plugin install metacog@metacog`)",
+            )
+        ]
     from metacog.events import HANDLERS
 
     if not isinstance(registered, dict):
         registered = {}
     missing = [event for event in HANDLERS if not _runs_hook(registered.get(event))]
     if missing:
-        return [finding(PROBLEM, f"hooks not registered for {', '.join(missing)} in {path}",
-                        "reinstall the plugin (`claude plugin install metacog@metacog`)")]
+        return [
+            finding(
+                PROBLEM,
+                f"hooks not registered for {', '.join(missing)} in {path}",
+                "reinstall the plugin (`claude plugin install metacog@metacog`)",
+            )
+        ]
     out = [finding(OK, f"hooks registered for {', '.join(HANDLERS)} ({path})")]
     launcher = root / "hooks" / "run.sh"
     if not launcher.is_file():
-        out.append(finding(PROBLEM, f"{launcher} is missing: every hook is silent",
-                           "reinstall the plugin (`claude plugin install metacog@metacog`)"))
+        out.append(
+            finding(
+                PROBLEM,
+                f"{launcher} is missing: every hook is silent",
+                "reinstall the plugin (`claude plugin install metacog@metacog`)",
+            )
+        )
     return out
 
 
@@ -227,9 +290,14 @@ def check_dirs() -> list[dict]:
     for kind, path in paths.dirs().items():
         problem = _not_writable(path)
         if problem:
-            out.append(finding(PROBLEM, f"{kind} directory {path} is not writable: {problem}",
-                               f"fix its permissions (chmod u+rwx {path}) or set METACOG_HOME "
-                               "to a writable folder"))
+            out.append(
+                finding(
+                    PROBLEM,
+                    f"{kind} directory {path} is not writable: {problem}",
+                    f"fix its permissions (chmod u+rwx {path}) or set METACOG_HOME "
+                    "to a writable folder",
+                )
+            )
         else:
             out.append(finding(OK, f"{kind} directory writable: {path}"))
     return out
@@ -263,11 +331,18 @@ def check_logs(now: float) -> list[dict]:
     recent = [ln for ln in lines if (stamp_of(ln) or 0) >= now - RECENT_S]
     if recent:
         shown = " | ".join(one_line(ln, 200) for ln in recent[-SHOWN:])
-        out.append(finding(PROBLEM, f"{len(recent)} error(s) logged in the last 24 hours in {log}: {shown}",
-                           "if they repeat, run `metacog doctor` again after a session and report the "
-                           f"log; clear it once read: rm {log}"))
+        out.append(
+            finding(
+                PROBLEM,
+                f"{len(recent)} error(s) logged in the last 24 hours in {log}: {shown}",
+                "if they repeat, run `metacog doctor` again after a session and report the "
+                f"log; clear it once read: rm {log}",
+            )
+        )
     elif lines:
-        out.append(finding(OK, f"no errors logged in the last 24 hours ({len(lines)} older in {log})"))
+        out.append(
+            finding(OK, f"no errors logged in the last 24 hours ({len(lines)} older in {log})")
+        )
     else:
         out.append(finding(OK, "no errors logged"))
     for data in plugin_data_dirs():
@@ -278,10 +353,15 @@ def check_logs(now: float) -> list[dict]:
             continue
         if fresh:
             last = [ln for ln in tail_lines(stderr_log) if ln.strip()][-SHOWN:]
-            out.append(finding(PROBLEM, f"the hook's interpreter wrote errors to {stderr_log}: "
-                               + " | ".join(one_line(ln, 200) for ln in last),
-                               "the runtime may be broken: delete its folder "
-                               f"({data / 'runtime'}) and start a new session to rebuild it"))
+            out.append(
+                finding(
+                    PROBLEM,
+                    f"the hook's interpreter wrote errors to {stderr_log}: "
+                    + " | ".join(one_line(ln, 200) for ln in last),
+                    "the runtime may be broken: delete its folder "
+                    f"({data / 'runtime'}) and start a new session to rebuild it",
+                )
+            )
     return out
 
 
@@ -297,10 +377,16 @@ def check_corrupt() -> list[dict]:
     if not found:
         return [finding(OK, "no corrupt files")]
     folders = sorted({os.path.dirname(f) for f in found})
-    return [finding(PROBLEM, f"{len(found)} corrupt file(s) were moved aside and replaced by fresh ones: "
-                    + ", ".join(found[:SHOWN]) + (" …" if len(found) > SHOWN else ""),
-                    "look at them if you want to know what broke, then delete them: "
-                    + " ; ".join(f"rm {os.path.join(d, '*.corrupt-*')}" for d in folders))]
+    return [
+        finding(
+            PROBLEM,
+            f"{len(found)} corrupt file(s) were moved aside and replaced by fresh ones: "
+            + ", ".join(found[:SHOWN])
+            + (" …" if len(found) > SHOWN else ""),
+            "look at them if you want to know what broke, then delete them: "
+            + " ; ".join(f"rm {os.path.join(d, '*.corrupt-*')}" for d in folders),
+        )
+    ]
 
 
 def check_config(root: str) -> list[dict]:
@@ -308,16 +394,31 @@ def check_config(root: str) -> list[dict]:
     out = []
     for entry in report["files"]:
         if entry["error"]:
-            out.append(finding(PROBLEM, f"config {entry['path']} is {entry['error']}; the hook skips it",
-                               "fix it or delete it (`metacog config show` shows what is in effect)"))
+            out.append(
+                finding(
+                    PROBLEM,
+                    f"config {entry['path']} is {entry['error']}; the hook skips it",
+                    "fix it or delete it (`metacog config show` shows what is in effect)",
+                )
+            )
     known = settings.all_keys()
     for item in report["ignored"]:
-        out.append(finding(PROBLEM, f"config {item['file']}: {item['key']}: {item['why']}",
-                           _config_fix(item, known, report)))
+        out.append(
+            finding(
+                PROBLEM,
+                f"config {item['file']}: {item['key']}: {item['why']}",
+                _config_fix(item, known, report),
+            )
+        )
     if not out:
         present = [e["path"] for e in report["files"] if e["exists"]]
-        out.append(finding(OK, "config valid" + (f" ({', '.join(present)})" if present else
-                                                 " (no config files: defaults)")))
+        out.append(
+            finding(
+                OK,
+                "config valid"
+                + (f" ({', '.join(present)})" if present else " (no config files: defaults)"),
+            )
+        )
     return out
 
 
@@ -327,9 +428,13 @@ def _config_fix(item: dict, known: list[str], report: dict) -> str:
     if "." not in key:
         return "fix or remove that table"
     if key in known:  # a known setting with a value the hook ignores
-        project = any(f["scope"] == "project" and f["path"] == item["file"] for f in report["files"])
+        project = any(
+            f["scope"] == "project" and f["path"] == item["file"] for f in report["files"]
+        )
         flag = " --project" if project else ""
-        return f"fix or remove that line (`metacog config set {key} VALUE{flag}` writes a valid one)"
+        return (
+            f"fix or remove that line (`metacog config set {key} VALUE{flag}` writes a valid one)"
+        )
     near = closest(key, known)
     if near:
         return f"delete that line, or rename it to {near[0]} if that is the setting meant"
@@ -340,8 +445,14 @@ def check_stores(root: str) -> list[dict]:
     try:
         report = learning.health(root)
     except Exception as exc:  # noqa: BLE001 - a broken store is exactly what doctor reports
-        return [finding(PROBLEM, f"learned-rule stores could not be checked: {type(exc).__name__}: "
-                        f"{one_line(exc, 200)}", "run `metacog doctor` again; if it persists, report it")]
+        return [
+            finding(
+                PROBLEM,
+                f"learned-rule stores could not be checked: {type(exc).__name__}: "
+                f"{one_line(exc, 200)}",
+                "run `metacog doctor` again; if it persists, report it",
+            )
+        ]
     return interpret_health(report)
 
 
@@ -355,10 +466,16 @@ def interpret_health(report: dict) -> list[dict]:
     quarantined = report["quarantined"]
     if quarantined:
         folders = sorted({os.path.dirname(q) for q in quarantined})
-        out.append(finding(PROBLEM, f"{len(quarantined)} broken learned-rule store(s) were set aside: "
-                           + ", ".join(quarantined[:SHOWN]) + (" …" if len(quarantined) > SHOWN else ""),
-                           "each store was rewritten without its unreadable lines; look at the copies if "
-                           "you want, then delete them: " + " ; ".join(f"rm -r {d}" for d in folders)))
+        out.append(
+            finding(
+                PROBLEM,
+                f"{len(quarantined)} broken learned-rule store(s) were set aside: "
+                + ", ".join(quarantined[:SHOWN])
+                + (" …" if len(quarantined) > SHOWN else ""),
+                "each store was rewritten without its unreadable lines; look at the copies if "
+                "you want, then delete them: " + " ; ".join(f"rm -r {d}" for d in folders),
+            )
+        )
     return out
 
 
@@ -371,24 +488,51 @@ def _store_findings(scope: str, entry: dict) -> list[dict]:
             fix = f"make {os.path.dirname(path)} a folder inside the project (not a file, nor a symlink out of it)"
         else:
             fix = f"remove what is there (rm -r {path}): metacog starts the store afresh and learns its rules again"
-        return [finding(PROBLEM, f"{scope} learned-rule store {path} not read: {entry['refused']}", fix)]
+        return [
+            finding(PROBLEM, f"{scope} learned-rule store {path} not read: {entry['refused']}", fix)
+        ]
     if not entry["exists"]:
         return [finding(OK, f"{scope} learned-rule store: empty (no {path} yet)")]
-    out = [finding(OK, f"{scope} learned-rule store: {entry['records']} records, "
-                       f"{entry['bytes']} bytes ({path})")]
+    out = [
+        finding(
+            OK,
+            f"{scope} learned-rule store: {entry['records']} records, "
+            f"{entry['bytes']} bytes ({path})",
+        )
+    ]
     if entry["corrupt"]:
-        out.append(finding(PROBLEM, f"{scope} learned-rule store {path}: {entry['corrupt']} unreadable "
-                           "line(s) skipped", "nothing is lost beyond those lines; to start it afresh, "
-                           f"delete it (rm {path}) and its rules are learned again"))
+        out.append(
+            finding(
+                PROBLEM,
+                f"{scope} learned-rule store {path}: {entry['corrupt']} unreadable line(s) skipped",
+                "nothing is lost beyond those lines; to start it afresh, "
+                f"delete it (rm {path}) and its rules are learned again",
+            )
+        )
     if entry["truncated"]:
-        out.append(finding(PROBLEM, f"{scope} learned-rule store {path} is too large: only its beginning "
-                           "is read", f"delete it (rm {path}) and its rules are learned again"))
+        out.append(
+            finding(
+                PROBLEM,
+                f"{scope} learned-rule store {path} is too large: only its beginning is read",
+                f"delete it (rm {path}) and its rules are learned again",
+            )
+        )
     if entry["unknown"]:
-        out.append(finding(NOTE, f"{scope} learned-rule store {path}: {entry['unknown']} record(s) from a "
-                           "newer metacog kept as they are"))
+        out.append(
+            finding(
+                NOTE,
+                f"{scope} learned-rule store {path}: {entry['unknown']} record(s) from a "
+                "newer metacog kept as they are",
+            )
+        )
     if entry["partial"]:
-        out.append(finding(NOTE, f"{scope} learned-rule store {path}: its last line is incomplete (a write "
-                           "in progress, or one cut short); it is skipped"))
+        out.append(
+            finding(
+                NOTE,
+                f"{scope} learned-rule store {path}: its last line is incomplete (a write "
+                "in progress, or one cut short); it is skipped",
+            )
+        )
     return out
 
 
@@ -398,15 +542,27 @@ def diagnose(cwd: str, now: float | None = None) -> list[dict]:
     root = plugin_root()
     project = config.project_root(cwd)
     findings: list[dict] = []
-    for check in (check_python, lambda: check_runtime(root), lambda: check_resident(root),
-                  lambda: check_hooks(root), check_dirs,
-                  lambda: check_logs(now), check_corrupt, lambda: check_config(project),
-                  lambda: check_stores(project)):
+    for check in (
+        check_python,
+        lambda: check_runtime(root),
+        lambda: check_resident(root),
+        lambda: check_hooks(root),
+        check_dirs,
+        lambda: check_logs(now),
+        check_corrupt,
+        lambda: check_config(project),
+        lambda: check_stores(project),
+    ):
         try:
             findings.extend(check())
         except Exception as exc:  # noqa: BLE001 - one failing check must not hide the others
-            findings.append(finding(PROBLEM, f"a check failed: {type(exc).__name__}: {one_line(exc, 200)}",
-                                    "report this with the output of `metacog doctor`"))
+            findings.append(
+                finding(
+                    PROBLEM,
+                    f"a check failed: {type(exc).__name__}: {one_line(exc, 200)}",
+                    "report this with the output of `metacog doctor`",
+                )
+            )
     return findings
 
 
@@ -418,5 +574,9 @@ def render(findings: list[dict]) -> str:
         if item["status"] == PROBLEM and item["fix"]:
             lines.append(f"           fix: {item['fix']}")
     problems = sum(1 for item in findings if item["status"] == PROBLEM)
-    lines.append(f"{problems} problem{'s' if problems != 1 else ''} found." if problems else "No problems found.")
+    lines.append(
+        f"{problems} problem{'s' if problems != 1 else ''} found."
+        if problems
+        else "No problems found."
+    )
     return "\n".join(lines)

@@ -20,13 +20,20 @@ def forget(rule_id: str, cwd: str | None = None, scope: str | None = None) -> st
         erased = learning.forget(rule_id, root, scope)
     except learning.UnknownRule as exc:
         hint = f"; closest: {', '.join(exc.closest)}" if exc.closest else ""
-        raise CliError(f"unknown rule {rule_id!r}{hint} (`{command('status')}` lists the rules learned)",
-                       code=2) from None
+        raise CliError(
+            f"unknown rule {rule_id!r}{hint} (`{command('status')}` lists the rules learned)",
+            code=2,
+        ) from None
     if not erased:
         where = f"the {scope} store" if scope else "any store"
-        raise CliError(f"rule {rule_id!r} has no evidence in {where}; nothing was changed "
-                       f"(`{command('status')}` lists the rules learned)", code=2)
+        raise CliError(
+            f"rule {rule_id!r} has no evidence in {where}; nothing was changed "
+            f"(`{command('status')}` lists the rules learned)",
+            code=2,
+        )
     where = f"the {scope} store" if scope else "this project's and the global store"
     records = "record" if erased == 1 else "records"
-    return (f"Forgot {rule_id}: {erased} {records} of evidence erased from {where}. "
-            "It leaves the digest and is learned again only if it recurs.")
+    return (
+        f"Forgot {rule_id}: {erased} {records} of evidence erased from {where}. "
+        "It leaves the digest and is learned again only if it recurs."
+    )

@@ -16,8 +16,10 @@ SIGNALS_SHOWN = 50
 
 def check_file(path: str) -> None:
     if not os.path.exists(path):
-        raise CliError(f"no such file: {path}; pass a transcript (.jsonl), e.g. one under "
-                       "~/.claude/projects/", code=2)
+        raise CliError(
+            f"no such file: {path}; pass a transcript (.jsonl), e.g. one under ~/.claude/projects/",
+            code=2,
+        )
     if os.path.isdir(path):
         raise CliError(f"{path} is a folder; pass one transcript file (.jsonl) inside it", code=2)
     try:
@@ -28,8 +30,11 @@ def check_file(path: str) -> None:
         # Reading one would never end (/dev/zero) or wait for a writer forever (a FIFO).
         raise CliError(f"{path} is not a regular file; pass one transcript file (.jsonl)", code=2)
     if st.st_size > engine.MAX_BYTES:
-        raise CliError(f"{path} holds {st.st_size:,} bytes; replay reads transcripts of up to "
-                       f"{engine.MAX_BYTES >> 20} MB", code=2)
+        raise CliError(
+            f"{path} holds {st.st_size:,} bytes; replay reads transcripts of up to "
+            f"{engine.MAX_BYTES >> 20} MB",
+            code=2,
+        )
     if not os.access(path, os.R_OK):
         raise CliError(f"cannot read {path}: permission denied", code=2)
 
@@ -39,15 +44,22 @@ def replay(path: str, progress: Callable[[int, int], None] | None = None) -> dic
     try:
         result = engine.replay(path, engine.global_settings(), progress)
     except (OSError, UnicodeError) as exc:
-        raise CliError(f"cannot read {path}: {one_line(getattr(exc, 'strerror', None) or exc)}", code=2) from None
+        raise CliError(
+            f"cannot read {path}: {one_line(getattr(exc, 'strerror', None) or exc)}", code=2
+        ) from None
     except engine.Unreadable as exc:  # the file changed since check_file
         raise CliError(one_line(exc), code=2) from None
     except ValueError as exc:
-        raise CliError(f"{path} is not a Claude Code transcript ({one_line(exc, 160)})", code=2) from None
+        raise CliError(
+            f"{path} is not a Claude Code transcript ({one_line(exc, 160)})", code=2
+        ) from None
     if not result["entries"]:
         # The engine skips every line it cannot use, so any file "replays" to nothing.
-        raise CliError(f"{path} is not a Claude Code transcript: no line of it is a JSON object with a "
-                       "\"type\"; pass a session's .jsonl file, e.g. one under ~/.claude/projects/", code=2)
+        raise CliError(
+            f"{path} is not a Claude Code transcript: no line of it is a JSON object with a "
+            '"type"; pass a session\'s .jsonl file, e.g. one under ~/.claude/projects/',
+            code=2,
+        )
     return result
 
 
@@ -93,8 +105,12 @@ def render(result: dict) -> str:
     per_sense = result.get("per_sense") or {}
     per_100 = result.get("per_100_calls") or {}
     rate = f" ({len(signals) * 100 / calls:.1f} per 100 calls)" if calls else ""
-    lines = [(f"{result.get('file', '')}: {calls} tool call{'s' if calls != 1 else ''}, "
-              f"{len(signals)} signal{'s' if len(signals) != 1 else ''}{rate}")]
+    lines = [
+        (
+            f"{result.get('file', '')}: {calls} tool call{'s' if calls != 1 else ''}, "
+            f"{len(signals)} signal{'s' if len(signals) != 1 else ''}{rate}"
+        )
+    ]
     if per_sense:
         width = max(len(name) for name in per_sense)
         for name, count in per_sense.items():
@@ -104,8 +120,10 @@ def render(result: dict) -> str:
     if signals:
         lines.append("Signals")
         for signal in signals[:SIGNALS_SHOWN]:
-            lines.append(f"  call {signal.get('call')}  {signal.get('sense')}: "
-                         f"{one_line(signal.get('text', ''), 200)}")
+            lines.append(
+                f"  call {signal.get('call')}  {signal.get('sense')}: "
+                f"{one_line(signal.get('text', ''), 200)}"
+            )
         if len(signals) > SIGNALS_SHOWN:
             lines.append(f"  … and {len(signals) - SIGNALS_SHOWN} more (--json lists them all)")
     return "\n".join(lines)

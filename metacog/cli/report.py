@@ -17,14 +17,22 @@ def files(paths: list[str]) -> list[str]:
     for root in roots:
         if not os.path.exists(root):
             if not paths:
-                raise CliError(f"no Claude Code sessions found: {root} does not exist; pass transcript files "
-                               f"or folders, e.g. `{command('report ~/path/to/transcripts')}`", code=2)
-            raise CliError(f"no such file or folder: {root}; pass transcripts (.jsonl) or folders holding them",
-                           code=2)
+                raise CliError(
+                    f"no Claude Code sessions found: {root} does not exist; pass transcript files "
+                    f"or folders, e.g. `{command('report ~/path/to/transcripts')}`",
+                    code=2,
+                )
+            raise CliError(
+                f"no such file or folder: {root}; pass transcripts (.jsonl) or folders holding them",
+                code=2,
+            )
     found = list(sources.walk(roots))
     if not found:
-        raise CliError(f"no transcripts (.jsonl) in {', '.join(roots)}; pass a folder of Claude Code sessions, "
-                       "e.g. ~/.claude/projects", code=2)
+        raise CliError(
+            f"no transcripts (.jsonl) in {', '.join(roots)}; pass a folder of Claude Code sessions, "
+            "e.g. ~/.claude/projects",
+            code=2,
+        )
     return found
 
 
@@ -36,8 +44,10 @@ def since_of(text: str | None) -> float | None:
     try:
         return sources.parse_since(text)
     except ValueError:
-        raise CliError(f"--since {text!r} is not a date; use YYYY-MM-DD (or an ISO time, 2026-01-31T09:00)",
-                       code=2) from None
+        raise CliError(
+            f"--since {text!r} is not a date; use YYYY-MM-DD (or an ISO time, 2026-01-31T09:00)",
+            code=2,
+        ) from None
 
 
 def project_of(text: str | None) -> str:
@@ -45,7 +55,9 @@ def project_of(text: str | None) -> str:
         return ""
     path = os.path.abspath(os.path.expanduser(text))
     if not text.strip():
-        raise CliError("--project needs a folder: the project's root, as its sessions ran in it", code=2)
+        raise CliError(
+            "--project needs a folder: the project's root, as its sessions ran in it", code=2
+        )
     return path
 
 
@@ -60,7 +72,9 @@ def run(paths: list[str], since: str | None, project: str | None, html: str | No
     if html is not None:
         page_path = os.path.abspath(os.path.expanduser(html))
         if os.path.isdir(page_path) or not os.path.isdir(os.path.dirname(page_path)):
-            raise CliError(f"--html {html}: give a file in an existing folder, e.g. --html report.html", code=2)
+            raise CliError(
+                f"--html {html}: give a file in an existing folder, e.g. --html report.html", code=2
+            )
     progress = sources.Progress(len(listed))
     try:
         result = report.build(listed, stamp, where, html is not None, progress)
@@ -74,6 +88,8 @@ def run(paths: list[str], since: str | None, project: str | None, html: str | No
         try:
             page.write(page_path, result)
         except OSError as exc:
-            raise CliError(f"cannot write {page_path}: {one_line(exc.strerror or exc)}", code=2) from None
+            raise CliError(
+                f"cannot write {page_path}: {one_line(exc.strerror or exc)}", code=2
+            ) from None
         result["html"] = page_path
     return result

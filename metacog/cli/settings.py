@@ -62,7 +62,9 @@ def parse_value(key: str, raw: str) -> object:
         try:
             value = int(text, 10)
         except ValueError:
-            raise CliError(f"{key} is a whole number (like {default}), not {shown}", code=2) from None
+            raise CliError(
+                f"{key} is a whole number (like {default}), not {shown}", code=2
+            ) from None
     elif isinstance(default, float):
         try:
             value = float(text)
@@ -114,11 +116,15 @@ def writable_project_path(root: str) -> str:
     # `.claude` (a reason naming it, or no project at all) concerns the settings file.
     if not store_path and (why.startswith(store.PROJECT_DIR) or not root):
         folder = os.path.dirname(path)
-        raise CliError(f"not writing {path}: {why}; make {folder} a folder inside the project "
-                       "(not a file, nor a symlink out of it), or set it globally (without --project)")
+        raise CliError(
+            f"not writing {path}: {why}; make {folder} a folder inside the project "
+            "(not a file, nor a symlink out of it), or set it globally (without --project)"
+        )
     if os.path.islink(path):
-        raise CliError(f"{path} is a symlink, not written through; replace it with a file "
-                       f"(rm {path}, then set again), or set it globally (without --project)")
+        raise CliError(
+            f"{path} is a symlink, not written through; replace it with a file "
+            f"(rm {path}, then set again), or set it globally (without --project)"
+        )
     return path
 
 
@@ -126,7 +132,13 @@ def layers(root: str) -> list[dict]:
     """The two files, lowest first: scope, path, exists, values (or None) and error."""
     out = []
     for scope, path in (("global", global_path()), ("project", project_path(root))):
-        layer = {"scope": scope, "path": path, "exists": os.path.exists(path), "values": None, "error": ""}
+        layer = {
+            "scope": scope,
+            "path": path,
+            "exists": os.path.exists(path),
+            "values": None,
+            "error": "",
+        }
         if layer["exists"]:
             try:
                 layer["values"] = config.parse_toml(path)
@@ -144,8 +156,11 @@ def effective(root: str) -> dict:
     Mirrors metacog.config.load (defaults, then global, then project; unreadable files
     skipped) without its cache, so it always tells what the files say now.
     """
-    settings = {key: {"value": config.DEFAULTS[s][k], "source": "default", "file": ""}
-                for key in all_keys() for s, k in [key.split(".", 1)]}
+    settings = {
+        key: {"value": config.DEFAULTS[s][k], "source": "default", "file": ""}
+        for key in all_keys()
+        for s, k in [key.split(".", 1)]
+    }
     ignored = []
     files = layers(root)
     for layer in files:
@@ -161,12 +176,25 @@ def effective(root: str) -> dict:
                     ignored.append(_ignored(layer, key, why))
                 elif not accepts(section, name, value):
                     default = config.DEFAULTS[section][name]
-                    ignored.append(_ignored(layer, key, f"{format_value(value)} is not a "
-                                                        f"{_kind(default)}; the hook ignores it"))
+                    ignored.append(
+                        _ignored(
+                            layer,
+                            key,
+                            f"{format_value(value)} is not a {_kind(default)}; the hook ignores it",
+                        )
+                    )
                 else:
-                    settings[key] = {"value": value, "source": layer["scope"], "file": layer["path"]}
-    return {"project": root, "settings": settings, "ignored": ignored,
-            "files": [{k: layer[k] for k in ("scope", "path", "exists", "error")} for layer in files]}
+                    settings[key] = {
+                        "value": value,
+                        "source": layer["scope"],
+                        "file": layer["path"],
+                    }
+    return {
+        "project": root,
+        "settings": settings,
+        "ignored": ignored,
+        "files": [{k: layer[k] for k in ("scope", "path", "exists", "error")} for layer in files],
+    }
 
 
 def _ignored(layer: dict, key: str, why: str) -> dict:
@@ -192,15 +220,19 @@ def render_show(report: dict) -> str:
         lines.append(f"  {entry['scope']:<7}  {entry['path']}  {status}".rstrip())
     if report["ignored"]:
         lines.append("Ignored")
-        lines.extend(f"  {item['key']} in {item['file']}: {item['why']}" for item in report["ignored"])
+        lines.extend(
+            f"  {item['key']} in {item['file']}: {item['why']}" for item in report["ignored"]
+        )
     return "\n".join(lines)
 
 
 def broken_file_error(report: dict) -> CliError | None:
     for entry in report["files"]:
         if entry["error"]:
-            return CliError(f"{entry['path']} is {entry['error']}; the hook skips the whole file "
-                            "until it is fixed or deleted")
+            return CliError(
+                f"{entry['path']} is {entry['error']}; the hook skips the whole file "
+                "until it is fixed or deleted"
+            )
     return None
 
 
@@ -223,16 +255,22 @@ def set_value(key: str, raw: str, root: str, project: bool) -> str:
     if os.path.exists(path):
         try:
             doc = config.parse_toml(path)
-            had_comments = any(line.lstrip().startswith(b"#")
-                               for line in read_capped(path, config.CONFIG_CAP).splitlines())
+            had_comments = any(
+                line.lstrip().startswith(b"#")
+                for line in read_capped(path, config.CONFIG_CAP).splitlines()
+            )
         except ValueError as exc:
-            raise CliError(f"{path} is not valid TOML ({one_line(exc, 160)}); fix or delete it, "
-                           "then set the value again") from None
+            raise CliError(
+                f"{path} is not valid TOML ({one_line(exc, 160)}); fix or delete it, "
+                "then set the value again"
+            ) from None
         except OSError as exc:
             raise CliError(f"cannot read {path}: {exc.strerror or exc}") from None
     table = doc.setdefault(section, {})
     if not isinstance(table, dict):
-        raise CliError(f"{path}: {section!r} is not a [{section}] table; fix or delete it, then set again")
+        raise CliError(
+            f"{path}: {section!r} is not a [{section}] table; fix or delete it, then set again"
+        )
     table[name] = value
     import tomli_w  # only `config set` writes TOML
 
@@ -246,6 +284,8 @@ def set_value(key: str, raw: str, root: str, project: bool) -> str:
     if not project:
         shadow = effective(root)["settings"][key]
         if shadow["source"] == "project":
-            done += (f"; note: this project's {shadow['file']} sets it to "
-                     f"{format_value(shadow['value'])}, which wins here")
+            done += (
+                f"; note: this project's {shadow['file']} sets it to "
+                f"{format_value(shadow['value'])}, which wins here"
+            )
     return done

@@ -78,12 +78,17 @@ def _named_session(state_dir: str, wanted: str, ids: list[str]) -> dict:
     if _usable(st):
         return st
     if not ids:
-            raise CliError(f"no session {wanted!r}: no session has been recorded yet "
-                       f"(in {state.sessions_dir(state_dir)})", code=2)
+        raise CliError(
+            f"no session {wanted!r}: no session has been recorded yet "
+            f"(in {state.sessions_dir(state_dir)})",
+            code=2,
+        )
     near = closest(wanted, ids)
     hint = f"closest: {', '.join(near)}" if near else f"most recent: {', '.join(ids[:3])}"
-    raise CliError(f"no session {wanted!r}; {hint} (`{command('status')}` alone shows this project's latest)",
-                   code=2)
+    raise CliError(
+        f"no session {wanted!r}; {hint} (`{command('status')}` alone shows this project's latest)",
+        code=2,
+    )
 
 
 def readings(st: dict, cfg: dict, state_dir: str, now: float) -> dict[str, str | None]:
@@ -137,7 +142,9 @@ def unread(health: dict) -> list[str]:
             out.append(f"{scope} store {entry['path']} not read: {entry['refused']}")
             continue
         if entry["corrupt"]:
-            out.append(f"{scope} store {entry['path']}: {entry['corrupt']} unreadable line(s) skipped")
+            out.append(
+                f"{scope} store {entry['path']}: {entry['corrupt']} unreadable line(s) skipped"
+            )
         if entry["truncated"]:
             out.append(f"{scope} store {entry['path']} is too large: only its beginning was read")
     return out
@@ -151,10 +158,18 @@ def collect(cwd: str, wanted: str | None = None, now: float | None = None) -> di
     here = config.project_root(cwd)
     elsewhere = None
     if chosen == "elsewhere" and st is not None:
-        elsewhere = {"id": st.get("id", ""), "root": st.get("root", ""), "updated": st.get("updated")}
+        elsewhere = {
+            "id": st.get("id", ""),
+            "root": st.get("root", ""),
+            "updated": st.get("updated"),
+        }
         st = None
     # One project throughout: a named session's own, else this folder's.
-    root = st.get("root") if st is not None and isinstance(st.get("root"), str) and st.get("root") else here
+    root = (
+        st.get("root")
+        if st is not None and isinstance(st.get("root"), str) and st.get("root")
+        else here
+    )
     session = None
     if st is not None:
         cfg = config.load(paths.config_dir(), state_dir, root)
@@ -173,8 +188,14 @@ def collect(cwd: str, wanted: str | None = None, now: float | None = None) -> di
         }
     cfg = config.load(paths.config_dir(), state_dir, root)
     found, why, unread_stores = rules(root, cfg, now)
-    report = {"project": root, "chosen": chosen, "session": session, "latest_elsewhere": elsewhere,
-              "rules": found or [], "unread_stores": unread_stores}
+    report = {
+        "project": root,
+        "chosen": chosen,
+        "session": session,
+        "latest_elsewhere": elsewhere,
+        "rules": found or [],
+        "unread_stores": unread_stores,
+    }
     if found is None:
         report["rules_unavailable"] = why
     return report
@@ -186,18 +207,24 @@ def render(report: dict, now: float | None = None) -> str:
     lines.append(f"Project {report['project']}")
     other = report.get("latest_elsewhere")
     if session is None and other:
-        lines.append(f"No session of this project recorded yet; the latest, {other['id']}, ran in {other['root']} "
-                     f"({ago(other.get('updated'), now)}; `{command('status --session ' + other['id'])}` shows it)")
+        lines.append(
+            f"No session of this project recorded yet; the latest, {other['id']}, ran in {other['root']} "
+            f"({ago(other.get('updated'), now)}; `{command('status --session ' + other['id'])}` shows it)"
+        )
     elif session is None:
-        lines.append("No session recorded yet: metacog starts reading once a Claude Code "
-                     "session with the plugin makes a tool call.")
+        lines.append(
+            "No session recorded yet: metacog starts reading once a Claude Code "
+            "session with the plugin makes a tool call."
+        )
     else:
         which = " (this project's latest)" if report.get("chosen") == "latest" else ""
         lines.append(f"Session {session['id']}{which}, updated {ago(session.get('updated'), now)}")
         calls, errors = session["tool_calls"], session["errors"]
         extra = f", {session['subagents']} subagent(s)" if session.get("subagents") else ""
-        lines.append(f"  {calls} tool call{'s' if calls != 1 else ''}, {errors} error"
-                     f"{'s' if errors != 1 else ''}, {session['prompts']} prompt(s){extra}")
+        lines.append(
+            f"  {calls} tool call{'s' if calls != 1 else ''}, {errors} error"
+            f"{'s' if errors != 1 else ''}, {session['prompts']} prompt(s){extra}"
+        )
         lines.append("Senses")
         width = max(len(name) for name in session["senses"]) if session["senses"] else 0
         for name, value in session["senses"].items():
@@ -213,12 +240,16 @@ def render_rules(report: dict, now: float | None = None) -> list[str]:
     found = report["rules"]
     lines = [f"Rules ({len(found)})" if found else "Rules: none learned yet"]
     if report["unread_stores"]:
-        lines.append(f"  not all evidence was read: {'; '.join(report['unread_stores'])} "
-                     f"(`{command('doctor')}` says what to do)")
+        lines.append(
+            f"  not all evidence was read: {'; '.join(report['unread_stores'])} "
+            f"(`{command('doctor')}` says what to do)"
+        )
     for rule in found:
         detections, suppressions = rule["detections"], rule["suppressions"]
         # The digest's words (seen: the pattern formed; held: its situation arose and it did not).
-        lines.append(f"  {rule['id']}  [{rule['scope']}]  confidence {rule['confidence']:.2f}  "
-                     f"seen {detections}×, held {suppressions}×  last active {ago(rule['last_active'], now)}")
+        lines.append(
+            f"  {rule['id']}  [{rule['scope']}]  confidence {rule['confidence']:.2f}  "
+            f"seen {detections}×, held {suppressions}×  last active {ago(rule['last_active'], now)}"
+        )
         lines.append(f"      {one_line(rule['lesson'], 400)}")
     return lines

@@ -28,11 +28,20 @@ FIRST_S = 1.5  # the first index; under the 2 s session lock timeout (fsutil.loc
 RETRY_S = 24 * 3600  # a repository with more files than max_files is tried again after this
 SWEEP_SHARE = 0.5  # of the budget, for stat-ing files; loading, parsing and asking take the rest
 RESUME_SHARE = 0.6  # of the budget, for going on with an index the first edit could not finish
-_kept: dict[str, Index] = {}  # the last index asked, for the next edit in the same (resident) process
+_kept: dict[
+    str, Index
+] = {}  # the last index asked, for the next edit in the same (resident) process
 
 
-def importers(root: str, rel: str, state_dir: str, budget_s: float, max_files: int,
-              start: float | None = None, first_s: float = FIRST_S) -> list[str] | None:
+def importers(
+    root: str,
+    rel: str,
+    state_dir: str,
+    budget_s: float,
+    max_files: int,
+    start: float | None = None,
+    first_s: float = FIRST_S,
+) -> list[str] | None:
     """The files of `root` that import `rel`, sorted; None when that cannot be known in time.
 
     The first call for a repository builds the index within `first_s`; a build that did
@@ -49,15 +58,26 @@ def importers(root: str, rel: str, state_dir: str, budget_s: float, max_files: i
         return _importers(root, rel, path, names, start, budget_s, max_files, first_s)
     except Exception as exc:  # noqa: BLE001 - logged; the index is built again
         # A file that loaded but is not what it says (a damaged line read only now).
-        log_error(state_dir, f"spatial: the import index was unreadable ({type(exc).__name__}): built again")
+        log_error(
+            state_dir,
+            f"spatial: the import index was unreadable ({type(exc).__name__}): built again",
+        )
         _kept.clear()
         for part in (path, path + ".journal"):
             discard(part)
     return _importers(root, rel, path, names, start, budget_s, max_files, first_s)
 
 
-def _importers(root: str, rel: str, path: str, names: list[str], start: float, budget_s: float, max_files: int,
-               first_s: float) -> list[str] | None:
+def _importers(
+    root: str,
+    rel: str,
+    path: str,
+    names: list[str],
+    start: float,
+    budget_s: float,
+    max_files: int,
+    first_s: float,
+) -> list[str] | None:
     index = _load(root, path)
     now = time.time()
     if index.state == "too_big" and now - index.made < RETRY_S and max_files <= index.max_files:
@@ -103,4 +123,3 @@ def _load(root: str, path: str) -> Index:
     _kept.clear()
     _kept[path] = index
     return index
-

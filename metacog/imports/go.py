@@ -18,14 +18,14 @@ def parse_go(text: str) -> list[str]:
     while i != -1:
         end = i + 6
         start = text.rfind("\n", 0, i) + 1
-        if not text[start:i].strip() and text[end:end + 1] in (" ", "\t", "("):
+        if not text[start:i].strip() and text[end : end + 1] in (" ", "\t", "("):
             j = end
             while j < n and text[j] in " \t":
                 j += 1
-            if text[j:j + 1] == "(":
+            if text[j : j + 1] == "(":
                 close = text.find(")", j)
                 close = n if close == -1 else close
-                lines = text[j + 1:close].split("\n")
+                lines = text[j + 1 : close].split("\n")
                 end = close
             else:
                 stop = text.find("\n", j)
@@ -46,7 +46,7 @@ def _go_path(line: str) -> str:
         q = line.find(quote)
         if q != -1:
             e = line.find(quote, q + 1)
-            path = line[q + 1:e] if e != -1 else ""
+            path = line[q + 1 : e] if e != -1 else ""
             return _clean(path) if "/" in path or "." in path else ""
     return ""
 
@@ -63,7 +63,7 @@ def package(root: str, folder: str) -> str:
                 words = line.split("//", 1)[0].split()
                 if len(words) >= 2 and words[0] == "module":
                     module = words[1].strip('"`')
-                    below = folder[len(probe):].strip("/")
+                    below = folder[len(probe) :].strip("/")
                     return module + "/" + below if below else module
             return ""
         if not probe:

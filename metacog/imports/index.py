@@ -52,8 +52,15 @@ class _Dir:
 
     __slots__ = ("_blob", "_lines", "mtime", "names", "path", "slot", "stamps")
 
-    def __init__(self, path: str, mtime: int, names: list[str], stamps: list[int],
-                 blob: str = "", slot: int = -1) -> None:
+    def __init__(
+        self,
+        path: str,
+        mtime: int,
+        names: list[str],
+        stamps: list[int],
+        blob: str = "",
+        slot: int = -1,
+    ) -> None:
         self.path = path
         self.mtime = mtime
         self.names = names
@@ -64,7 +71,9 @@ class _Dir:
 
     def blob(self, index: Index) -> str:
         if self._blob is None:
-            self._blob = "|".join(self._lines) if self._lines is not None else index.stored_blob(self.slot)
+            self._blob = (
+                "|".join(self._lines) if self._lines is not None else index.stored_blob(self.slot)
+            )
         return self._blob
 
     def lines(self, index: Index) -> list[str]:
@@ -88,7 +97,9 @@ def _dir_stamp(st: os.stat_result, now_ns: int) -> int:
 
 
 def path_for(state_dir: str, root: str) -> str:
-    return os.path.join(state_dir, "imports", f"{zlib.crc32(root.encode('utf-8', 'surrogateescape')):08x}.json")
+    return os.path.join(
+        state_dir, "imports", f"{zlib.crc32(root.encode('utf-8', 'surrogateescape')):08x}.json"
+    )
 
 
 class Index:
@@ -128,7 +139,7 @@ class Index:
         return self.rewrite or bool(self.changed)
 
     def stored_blob(self, slot: int) -> str:
-        return json.loads(self.data[self.starts[slot]:self.starts[slot + 1] - 1])
+        return json.loads(self.data[self.starts[slot] : self.starts[slot + 1] - 1])
 
     @classmethod
     def load(cls, root: str, path: str) -> Index:
@@ -152,14 +163,19 @@ class Index:
         head = json.loads(data[:first])
         if not isinstance(head, dict) or head.get("v") != SCHEMA or head.get("root") != root:
             return index  # another schema, or a crc32 collision: rebuilt
-        records = json.loads(data[first + 1:second if second != -1 else len(data)])
+        records = json.loads(data[first + 1 : second if second != -1 else len(data)])
         index.data, index.starts = data, _line_starts(data, second + 1, len(records))
         for slot, (folder, mtime, names, stamps) in enumerate(records):
             index._add(folder, mtime, names, stamps, slot=slot)
         index.state, index.git, index.pending = head["state"], head["git"], list(head["pending"])
         index.made, index.max_files, index.cursor = head["made"], head["max_files"], head["cursor"]
-        if not (index.state in STATES and isinstance(index.git, bool) and _is_int(index.max_files, index.cursor)
-                and isinstance(index.made, (int, float)) and all(isinstance(p, str) for p in index.pending)):
+        if not (
+            index.state in STATES
+            and isinstance(index.git, bool)
+            and _is_int(index.max_files, index.cursor)
+            and isinstance(index.made, (int, float))
+            and all(isinstance(p, str) for p in index.pending)
+        ):
             raise ValueError("a header of the wrong types")
         journal = read_bounded(index.journal)
         for line in journal.decode("utf-8", "replace").split("\n"):
@@ -167,11 +183,16 @@ class Index:
         index.sizes = (len(data), len(journal))
         return index
 
-    def _add(self, folder: str, mtime: int, names: str, stamps: list[int], blob: str = "",
-             slot: int = -1) -> None:
+    def _add(
+        self, folder: str, mtime: int, names: str, stamps: list[int], blob: str = "", slot: int = -1
+    ) -> None:
         split = names.split("/") if names else []
-        if not (isinstance(folder, str) and _is_int(mtime, *stamps) and len(stamps) == len(split)
-                and (slot >= 0 or blob.count("|") == max(len(split) - 1, 0))):
+        if not (
+            isinstance(folder, str)
+            and _is_int(mtime, *stamps)
+            and len(stamps) == len(split)
+            and (slot >= 0 or blob.count("|") == max(len(split) - 1, 0))
+        ):
             raise ValueError("misaligned record")
         self.dirs[folder] = _Dir(folder, mtime, split, stamps, blob, slot)
 
@@ -192,14 +213,27 @@ class Index:
             self._add(*record)
 
     def dumps(self) -> str:
-        head = _dumps({"v": SCHEMA, "root": self.root, "state": self.state, "git": self.git,
-                               "made": self.made, "max_files": self.max_files, "cursor": self.cursor,
-                               "pending": self.pending})
+        head = _dumps(
+            {
+                "v": SCHEMA,
+                "root": self.root,
+                "state": self.state,
+                "git": self.git,
+                "made": self.made,
+                "max_files": self.max_files,
+                "cursor": self.cursor,
+                "pending": self.pending,
+            }
+        )
         dirs = list(self.dirs.values())
         out = [head, _dumps([d.record() for d in dirs])]
         for d in dirs:
             if d.slot >= 0:
-                out.append(self.data[self.starts[d.slot]:self.starts[d.slot + 1] - 1].decode("ascii", "replace"))
+                out.append(
+                    self.data[self.starts[d.slot] : self.starts[d.slot + 1] - 1].decode(
+                        "ascii", "replace"
+                    )
+                )
             else:
                 out.append(_dumps(d.blob(self)))
         return "\n".join(out)
@@ -207,7 +241,9 @@ class Index:
     def save(self, held: bool = False) -> bool:
         """Write what changed; skipped (False) while another process holds the lock."""
         try:
-            if held:  # the caller holds the lock (flock is per open file: taking it again would wait)
+            if (
+                held
+            ):  # the caller holds the lock (flock is per open file: taking it again would wait)
                 self._write()
             else:
                 with locked(self.path, timeout=SAVE_LOCK_S):
@@ -217,7 +253,9 @@ class Index:
         self.changed.clear()
         self.rewrite = False
         self.done = 0
-        self.stamps = file_stamps(self.path)  # as this process left it: kept in memory (`importers`)
+        self.stamps = file_stamps(
+            self.path
+        )  # as this process left it: kept in memory (`importers`)
         return True
 
     def _write(self) -> None:
@@ -237,7 +275,11 @@ class Index:
                 pass
             self._attach(text.encode("ascii"))
             return
-        fd = os.open(self.journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o600)
+        fd = os.open(
+            self.journal,
+            os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK,
+            0o600,
+        )
         try:
             if not stat_mod.S_ISREG(os.fstat(fd).st_mode):
                 raise OSError("the journal is not a regular file")
@@ -262,13 +304,20 @@ class Index:
         """List the repository and parse what fits before `deadline` (the rest stays pending)."""
         files, folders = None, None
         if os.path.exists(os.path.join(self.root, ".git")):
-            files = listing.git(self.root, ["ls-files", "-co", "--exclude-standard", "-z"],
-                                deadline - time.perf_counter())
+            files = listing.git(
+                self.root,
+                ["ls-files", "-co", "--exclude-standard", "-z"],
+                deadline - time.perf_counter(),
+            )
         if files is None:
             # A listing cut short by the deadline (a slow git, a slow disk) says nothing
             # about the size: nothing is stored and the next edit tries again. Only a
             # count over the limits below turns the index off for RETRY_S.
-            walked = None if time.perf_counter() > deadline else listing.walk(self.root, [""], deadline, max_files * 4)
+            walked = (
+                None
+                if time.perf_counter() > deadline
+                else listing.walk(self.root, [""], deadline, max_files * 4)
+            )
             if walked is None:
                 return
             files, folders = walked
@@ -349,7 +398,9 @@ class Index:
                 os.close(fd)
         if new:
             if st is not None:
-                keys = parse(data.decode("utf-8", "replace"), rel) if 0 < len(data) <= FILE_CAP else []
+                keys = (
+                    parse(data.decode("utf-8", "replace"), rel) if 0 < len(data) <= FILE_CAP else []
+                )
                 d.lines(self).append(" " + " ".join(keys) + " " if keys else "")
                 d.names.append(name)
                 d.stamps.append(_stamp(st, now_ns))
@@ -357,7 +408,9 @@ class Index:
             return
         self._update(d, name, st, data, rel, now_ns)
 
-    def _update(self, d: _Dir, name: str, st: os.stat_result | None, data: bytes, rel: str, now_ns: int) -> None:
+    def _update(
+        self, d: _Dir, name: str, st: os.stat_result | None, data: bytes, rel: str, now_ns: int
+    ) -> None:
         try:
             at = d.names.index(name)
         except ValueError:
@@ -481,7 +534,9 @@ class Index:
                 continue  # dropped with a vanished parent
             full = os.path.join(self.root, d.path) if d.path else self.root
             try:
-                st = os.stat(full)  # before the listing: an entry added during it changes the stamp again
+                st = os.stat(
+                    full
+                )  # before the listing: an entry added during it changes the stamp again
                 with os.scandir(full) as it:
                     entries = [(e.name, e.is_dir(follow_symlinks=False)) for e in it]
             except OSError:
@@ -498,7 +553,9 @@ class Index:
                 if not listing.usable(sub):
                     continue
                 if is_dir:
-                    if sub not in self.dirs and not (name.startswith(".") or name in listing.SKIP_DIRS):
+                    if sub not in self.dirs and not (
+                        name.startswith(".") or name in listing.SKIP_DIRS
+                    ):
                         folders.append(sub)
                 elif name not in known and kind(name):
                     files.append(sub)
@@ -519,8 +576,11 @@ class Index:
             specs = files + [f + "/" for f in folders]
             if len(specs) > MAX_PATHSPECS:
                 return None
-            listed = listing.git(self.root, ["ls-files", "-co", "--exclude-standard", "-z", "--", *specs],
-                          deadline - time.perf_counter())
+            listed = listing.git(
+                self.root,
+                ["ls-files", "-co", "--exclude-standard", "-z", "--", *specs],
+                deadline - time.perf_counter(),
+            )
             return None if listed is None else [rel for rel in listed if listing.usable(rel)]
         tops = [f for f in folders if not listing.skipped(self.root, f, f.rpartition("/")[2])]
         walked = listing.walk(self.root, tops, deadline, self.max_files)
@@ -574,7 +634,9 @@ def read_bounded(path: str) -> bytes:
     except FileNotFoundError:
         return b""
     if stat_mod.S_ISREG(info.st_mode) and info.st_size <= cap:
-        data = read_capped(path, cap + 1)  # non-blocking, regular files only: a swap since the stat reads b''
+        data = read_capped(
+            path, cap + 1
+        )  # non-blocking, regular files only: a swap since the stat reads b''
         if len(data) <= cap:
             return data
     discard(path)

@@ -13,8 +13,28 @@ from metacog.imports.scan import remember as _remember
 from metacog.imports.scan import skip_ws as _skip_ws
 
 _JS_DROP = frozenset((".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts"))
-_ASSETS = frozenset((".css", ".scss", ".sass", ".less", ".json", ".svg", ".png", ".jpg", ".jpeg",
-                     ".gif", ".webp", ".ico", ".html", ".md", ".txt", ".wasm", ".woff", ".woff2"))
+_ASSETS = frozenset(
+    (
+        ".css",
+        ".scss",
+        ".sass",
+        ".less",
+        ".json",
+        ".svg",
+        ".png",
+        ".jpg",
+        ".jpeg",
+        ".gif",
+        ".webp",
+        ".ico",
+        ".html",
+        ".md",
+        ".txt",
+        ".wasm",
+        ".woff",
+        ".woff2",
+    )
+)
 
 
 def parse_js(text: str, rel: str) -> list[str]:
@@ -28,7 +48,7 @@ def parse_js(text: str, rel: str) -> list[str]:
         while i != -1:
             end = i + size
             if (i == 0 or text[i - 1] not in _ID) and (end >= n or text[end] not in _ID):
-                if word == "export" and text[end:end + 2].strip()[:1] not in ("*", "{", "t", ""):
+                if word == "export" and text[end : end + 2].strip()[:1] not in ("*", "{", "t", ""):
                     i = find(word, end)
                     continue  # export const/function/class...: the usual case, rejected early
                 spec = _js_spec(text, word, end)
@@ -41,27 +61,27 @@ def parse_js(text: str, rel: str) -> list[str]:
 
 
 def _js_commented(text: str, i: int) -> bool:
-    prefix = text[text.rfind("\n", 0, i) + 1:i]
+    prefix = text[text.rfind("\n", 0, i) + 1 : i]
     return "//" in prefix or prefix.lstrip().startswith(("*", "/*"))
 
 
 def _js_string(text: str, q: int) -> str:
-    quote = text[q:q + 1]
+    quote = text[q : q + 1]
     if quote not in ("'", '"', "`"):
         return ""
     end = text.find(quote, q + 1, q + 512)
     if end == -1:
         return ""
-    spec = text[q + 1:end]
+    spec = text[q + 1 : end]
     return "" if "\n" in spec or "${" in spec else spec
 
 
 def _js_spec(text: str, word: str, j: int) -> str:
     """The specifier of the statement whose keyword ends at `j`, or ''."""
-    c = text[j:j + 1]
+    c = text[j : j + 1]
     if c in (" ", "\t", "\n", "\r"):
         j = _skip_ws(text, j)
-        c = text[j:j + 1]
+        c = text[j : j + 1]
     if word == "export":
         if c not in ("*", "{", "t"):
             return ""  # export const/function/default...: no specifier
@@ -125,5 +145,7 @@ def _js_resolve(spec: str, here: str) -> str:
     if spec.startswith(("@/", "~/")):
         return "b:" + jnorm(spec[2:])
     if "/" in spec and ":" not in spec and spec[0] not in "/@#":
-        return "b:" + jnorm(spec)  # baseUrl-relative ('src/x', 'components/x'), or a package subpath
+        return "b:" + jnorm(
+            spec
+        )  # baseUrl-relative ('src/x', 'components/x'), or a package subpath
     return ""

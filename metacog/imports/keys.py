@@ -7,9 +7,17 @@ import os
 from metacog.imports import go, javascript, python, rust
 
 KINDS = {".py": "p", ".go": "g", ".rs": "r"}
-KINDS.update(dict.fromkeys((".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts", ".vue", ".svelte"), "j"))
-PARSERS = {"p": python.parse_python, "j": javascript.parse_js, "g": lambda text, rel: go.parse_go(text),
-           "r": rust.parse_rust}
+KINDS.update(
+    dict.fromkeys(
+        (".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts", ".vue", ".svelte"), "j"
+    )
+)
+PARSERS = {
+    "p": python.parse_python,
+    "j": javascript.parse_js,
+    "g": lambda text, rel: go.parse_go(text),
+    "r": rust.parse_rust,
+}
 
 
 def kind(path: str) -> str:
@@ -42,7 +50,7 @@ def names_for(rel: str, root: str) -> list[str]:
             out.append("p:" + ".".join(parts[1:]))
         src = next((i for i in range(len(parts) - 2, 0, -1) if parts[i] == "src"), 0)
         if src:
-            out.append("p:" + ".".join(parts[src + 1:]))
+            out.append("p:" + ".".join(parts[src + 1 :]))
     elif k == "j":
         path = javascript.jnorm(rel)
         out += ["j:" + path, "b:" + path]

@@ -5,9 +5,30 @@ from __future__ import annotations
 import os
 import time
 
-SKIP_DIRS = frozenset(("node_modules", "__pycache__", "venv", "env", "build", "dist", "target", "vendor",
-                       "site-packages", "bower_components", "coverage", "htmlcov", "out"))
-GIT_ENV_DROP = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY")
+SKIP_DIRS = frozenset(
+    (
+        "node_modules",
+        "__pycache__",
+        "venv",
+        "env",
+        "build",
+        "dist",
+        "target",
+        "vendor",
+        "site-packages",
+        "bower_components",
+        "coverage",
+        "htmlcov",
+        "out",
+    )
+)
+GIT_ENV_DROP = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_COMMON_DIR",
+    "GIT_OBJECT_DIRECTORY",
+)
 
 
 def git(root: str, args: list[str], timeout: float) -> list[str] | None:
@@ -16,9 +37,15 @@ def git(root: str, args: list[str], timeout: float) -> list[str] | None:
 
     env = {k: v for k, v in os.environ.items() if k not in GIT_ENV_DROP}
     try:
-        done = subprocess.run(["git", "--literal-pathspecs", "-C", root, *args], stdin=subprocess.DEVNULL,
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=max(timeout, 0.05),
-                              env=env, check=False)
+        done = subprocess.run(
+            ["git", "--literal-pathspecs", "-C", root, *args],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            timeout=max(timeout, 0.05),
+            env=env,
+            check=False,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     if done.returncode != 0:
@@ -26,7 +53,9 @@ def git(root: str, args: list[str], timeout: float) -> list[str] | None:
     return [os.fsdecode(p) for p in done.stdout.split(b"\0") if p]
 
 
-def walk(root: str, tops: list[str], deadline: float, cap: int) -> tuple[list[str], list[str]] | None:
+def walk(
+    root: str, tops: list[str], deadline: float, cap: int
+) -> tuple[list[str], list[str]] | None:
     """(files, dirs) under `tops` without git: skips hidden, dependency, build and venv dirs.
 
     None when `deadline` came first; a walk that found more than `cap` files stops there
@@ -58,7 +87,11 @@ def walk(root: str, tops: list[str], deadline: float, cap: int) -> tuple[list[st
 
 
 def skipped(root: str, sub: str, name: str) -> bool:
-    return name.startswith(".") or name in SKIP_DIRS or os.path.exists(os.path.join(root, sub, "pyvenv.cfg"))
+    return (
+        name.startswith(".")
+        or name in SKIP_DIRS
+        or os.path.exists(os.path.join(root, sub, "pyvenv.cfg"))
+    )
 
 
 def usable(rel: str) -> bool:

@@ -20,7 +20,7 @@ def parse_python(text: str, rel: str) -> list[str]:
     package: list[str] | None = None
     i = find("import")
     while i != -1:
-        if text[i + 6:i + 7] not in _PY_AFTER or (i and text[i - 1] not in " \t\n;"):
+        if text[i + 6 : i + 7] not in _PY_AFTER or (i and text[i - 1] not in " \t\n;"):
             i = find("import", i + 6)
             continue  # importlib, imported, reimport: not the keyword
         start = rfind("\n", 0, i) + 1
@@ -60,7 +60,7 @@ def _py_line(text: str, line: str, end: int, package: list[str]) -> tuple[tuple[
     if not whole:
         head = head.replace("\\\r\n", " ").replace("\\\n", " ")
     if "#" in head:
-        head = head[:head.find("#")]
+        head = head[: head.find("#")]
     if head.endswith("\\") or ("(" in head and ")" not in head):
         head, end = _continued(text, head, end)
         whole = False
@@ -89,7 +89,7 @@ def _continued(text: str, stmt: str, end: int) -> tuple[str, int]:
             break
         nxt = text.find("\n", end + 1)
         nxt = n if nxt == -1 else nxt
-        line = text[end + 1:nxt]
+        line = text[end + 1 : nxt]
         cut = line.find("#")
         stmt += " " + (line if cut == -1 else line[:cut]).strip()
         end = nxt
@@ -125,7 +125,7 @@ def _py_from(module: str, names: list[str], package: list[str]) -> list[str]:
         up = dots - 1
         if up > len(package):
             return []
-        parts = package[:len(package) - up]
+        parts = package[: len(package) - up]
         full = ".".join([*parts, base] if base else parts)
     else:
         full = base

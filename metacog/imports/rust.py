@@ -15,7 +15,7 @@ def _rust_context(rel: str) -> tuple[str, str, list[str]]:
     src = next((k for k in range(len(parts) - 2, -1, -1) if parts[k] == "src"), -1)
     if src == -1:
         return child, "", []
-    return child, "/".join(parts[:src + 1]), parts[src + 1:-1] + ([] if own else [name[:-3]])
+    return child, "/".join(parts[: src + 1]), parts[src + 1 : -1] + ([] if own else [name[:-3]])
 
 
 def parse_rust(text: str, rel: str) -> list[str]:
@@ -28,16 +28,18 @@ def parse_rust(text: str, rel: str) -> list[str]:
         i = text.find(word)
         while i != -1:
             end = i + 3
-            prefix = text[text.rfind("\n", 0, i) + 1:i].strip()
-            if (not prefix or (prefix.startswith(("pub", "#[")) and prefix.endswith(("pub", ")", "]")))) \
-                    and text[end:end + 1] in (" ", "\t"):
+            prefix = text[text.rfind("\n", 0, i) + 1 : i].strip()
+            if (
+                not prefix
+                or (prefix.startswith(("pub", "#[")) and prefix.endswith(("pub", ")", "]")))
+            ) and text[end : end + 1] in (" ", "\t"):
                 if word == "mod":
                     j = _skip_ws(text, end)
                     k = j
                     while k < n and (text[k].isalnum() or text[k] == "_"):
                         k += 1
                     after = _skip_ws(text, k)
-                    if k > j and text[after:after + 1] == ";":
+                    if k > j and text[after : after + 1] == ";":
                         keys["r:" + (child + "/" if child else "") + text[j:k]] = None
                 elif crate:
                     stop = text.find(";", end, end + 2000)
@@ -60,7 +62,7 @@ def _use_paths(tree: str, out: list[str], depth: int = 0) -> None:
         out.append(tree.split(" as ")[0].replace(" ", ""))
         return
     prefix, level, item, items = tree[:k].replace(" ", ""), 0, [], []
-    for c in tree[k + 1:]:
+    for c in tree[k + 1 :]:
         if c == "{":
             level += 1
         elif c == "}":

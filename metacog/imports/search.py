@@ -34,25 +34,32 @@ def needles(names: list[str]) -> list[tuple[bytes, tuple[bytes, ...], str | None
     return out
 
 
-def _family(items: list[tuple[str, str]], member: str | None) -> list[tuple[bytes, tuple[bytes, ...], str | None]]:
+def _family(
+    items: list[tuple[str, str]], member: str | None
+) -> list[tuple[bytes, tuple[bytes, ...], str | None]]:
     shortest = min((value for _, value in items), key=len)
     if len(shortest) < SHARED_MIN or not all(value.endswith(shortest) for _, value in items):
         # A short text ('.' for a root index.ts, 'os') would be found everywhere: whole keys.
-        return [(_escaped(" " + tag + ":" + value).encode(), (b"",), member) for tag, value in items]
-    heads = {_escaped(" " + tag + ":" + value[:len(value) - len(shortest)]).encode() for tag, value in items}
+        return [
+            (_escaped(" " + tag + ":" + value).encode(), (b"",), member) for tag, value in items
+        ]
+    heads = {
+        _escaped(" " + tag + ":" + value[: len(value) - len(shortest)]).encode()
+        for tag, value in items
+    }
     return [(_escaped(shortest).encode(), tuple(sorted(heads)), member)]
 
 
 def fits(data: bytes, i: int, size: int, prefixes: tuple[bytes, ...], member: str | None) -> bool:
     """Whether the needle found at `i` is a whole key of the kind asked (see `_needles`)."""
-    if not any(data[i - len(p):i] == p for p in prefixes):
+    if not any(data[i - len(p) : i] == p for p in prefixes):
         return False
     j = i + size
     if member is None:
-        return data[j:j + 1] == b" "
+        return data[j : j + 1] == b" "
     if not member:
-        return data[j:j + 1] in (b" ", b":")
-    return member.encode() in data[j:data.find(b" ", j)].split(b",")
+        return data[j : j + 1] in (b" ", b":")
+    return member.encode() in data[j : data.find(b" ", j)].split(b",")
 
 
 def _escaped(value: str) -> str:

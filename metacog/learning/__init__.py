@@ -109,12 +109,16 @@ def health(root: str) -> dict:
     except OSError:
         quarantined = []
     project, refused = store.locate(root)
-    report = {"global": store.health(store.global_path(), now),
-              "project": store.health(project, now),
-              "quarantined": quarantined,
-              "index": {"path": scopes.index_path(), "bytes": _size(scopes.index_path())}}
+    report = {
+        "global": store.health(store.global_path(), now),
+        "project": store.health(project, now),
+        "quarantined": quarantined,
+        "index": {"path": scopes.index_path(), "bytes": _size(scopes.index_path())},
+    }
     if refused:
-        report["project"].update(refused=refused, path=os.path.join(root, store.PROJECT_DIR, store.PROJECT_NAME))
+        report["project"].update(
+            refused=refused, path=os.path.join(root, store.PROJECT_DIR, store.PROJECT_NAME)
+        )
     return report
 
 

@@ -18,7 +18,19 @@ LINE_CAP = 150
 CLAIM_CAP = 10_000
 HEADER = "metacog: lessons from earlier sessions, most reliable first (`/metacog forget <id>` drops one):"
 # C0 and C1 controls, DEL, line/paragraph separators, zero-width and bidirectional controls.
-_UNSAFE = dict.fromkeys((*range(32), *range(127, 160), 8232, 8233, 65279, *range(8203, 8208), *range(8234, 8239), *range(8294, 8298)), " ")
+_UNSAFE = dict.fromkeys(
+    (
+        *range(32),
+        *range(127, 160),
+        8232,
+        8233,
+        65279,
+        *range(8203, 8208),
+        *range(8234, 8239),
+        *range(8294, 8298),
+    ),
+    " ",
+)
 
 
 def clean(text: str, cap: int = LINE_CAP) -> str:
@@ -69,12 +81,20 @@ def retro_line(retro: object) -> str:
     if not isinstance(retro, dict):
         return ""
     calls, minutes, fired = retro.get("calls"), retro.get("minutes"), retro.get("fired")
-    if not isinstance(calls, int) or isinstance(calls, bool) or not isinstance(minutes, (int, float)):
+    if (
+        not isinstance(calls, int)
+        or isinstance(calls, bool)
+        or not isinstance(minutes, (int, float))
+    ):
         return ""
     fired = fired if isinstance(fired, dict) else {}
-    signals = [f"{name} ×{int(fired[name])}" for name in SENSES
-               if isinstance(fired.get(name), (int, float)) and not isinstance(fired.get(name), bool)
-               and fired[name] > 0]
+    signals = [
+        f"{name} ×{int(fired[name])}"
+        for name in SENSES
+        if isinstance(fired.get(name), (int, float))
+        and not isinstance(fired.get(name), bool)
+        and fired[name] > 0
+    ]
     said = f"signals: {', '.join(signals)}" if signals else "no signals"
     return clean(f"- Last session here: {calls} tool calls over {round(minutes)} min; {said}.")
 

@@ -77,7 +77,16 @@ def ranked(merged: dict[str, tuple[str, list]], now: float, learn: dict) -> list
         if pruned(d, s, last, now, learn):
             continue
         conf = confidence(d, s, last, now, learn)
-        out.append({"id": rule, "scope": scope, "detections": d, "suppressions": s,
-                    "confidence": round(conf, 4), "last_active": last, "score": conf * (d + s)})
+        out.append(
+            {
+                "id": rule,
+                "scope": scope,
+                "detections": d,
+                "suppressions": s,
+                "confidence": round(conf, 4),
+                "last_active": last,
+                "score": conf * (d + s),
+            }
+        )
     out.sort(key=lambda r: (-r["score"], -r["last_active"], r["id"]))
     return out

@@ -31,10 +31,28 @@ from metacog.learning import settings
 # (edits to code files, as Echo counts them) and "tracked_calls" (main-agent calls under a
 # request that named things, once the work had touched one, as Drift follows them) were
 # counted says their situations never arose: no evidence.
-NUMBERS = ("calls", "main_calls", "errors", "reads", "edits", "searches", "bash", "prompts",
-           "max_error_streak", "max_file_reads", "max_repeat", "max_search_repeat",
-           "max_calls_between_prompts", "max_minutes_between_prompts", "max_context_fill",
-           "wide_edits", "code_edits", "tracked_calls", "first_ts", "last_ts")
+NUMBERS = (
+    "calls",
+    "main_calls",
+    "errors",
+    "reads",
+    "edits",
+    "searches",
+    "bash",
+    "prompts",
+    "max_error_streak",
+    "max_file_reads",
+    "max_repeat",
+    "max_search_repeat",
+    "max_calls_between_prompts",
+    "max_minutes_between_prompts",
+    "max_context_fill",
+    "wide_edits",
+    "code_edits",
+    "tracked_calls",
+    "first_ts",
+    "last_ts",
+)
 SENSES = ("nociception", "habit", "vestibular", "o2", "chronos", "spatial", "echo", "drift")
 MOTOR = "motor-learning"  # the config section of the lessons from resolved error streaks
 # What judge() makes of a summary, versioned: when it changes, finished sessions whose state is
@@ -42,7 +60,9 @@ MOTOR = "motor-learning"  # the config section of the lessons from resolved erro
 # retracted. 2: preconditions are the situations themselves, never the session's length.
 # 3: repeated-mistake (Habit).
 VERSION = 3
-REPEATED = 2  # an identical action with an identical result, twice in a row: a repeat (not a threshold)
+REPEATED = (
+    2  # an identical action with an identical result, twice in a row: a repeat (not a threshold)
+)
 
 
 class Detector:
@@ -70,11 +90,15 @@ def _long_run(f: dict, c: dict) -> bool:
     # few calls never left the agent the chance to run far alone.
     return _arose(f["main_calls"], c["min_calls"]) and (
         _arose(f["max_calls_between_prompts"], c["min_calls"])
-        or _arose(f["max_minutes_between_prompts"], c["run_minutes"]))
+        or _arose(f["max_minutes_between_prompts"], c["run_minutes"])
+    )
 
 
 def _long_run_failed(f: dict, c: dict) -> bool:
-    return f["max_calls_between_prompts"] >= c["run_calls"] or f["max_minutes_between_prompts"] >= c["run_minutes"]
+    return (
+        f["max_calls_between_prompts"] >= c["run_calls"]
+        or f["max_minutes_between_prompts"] >= c["run_minutes"]
+    )
 
 
 def _fill(f: dict, c: dict) -> bool:
@@ -84,58 +108,92 @@ def _fill(f: dict, c: dict) -> bool:
 
 
 DETECTORS = (
-    Detector("error-loop", "nociception",
-             "When an error repeats, stop retrying variants: read the failing code or its docs first.",
-             lambda f, c: _arose(f["errors"], c["min_errors"]),
-             lambda f, c: f["max_error_streak"] >= c["streak"]),
+    Detector(
+        "error-loop",
+        "nociception",
+        "When an error repeats, stop retrying variants: read the failing code or its docs first.",
+        lambda f, c: _arose(f["errors"], c["min_errors"]),
+        lambda f, c: f["max_error_streak"] >= c["streak"],
+    ),
     # Errors happened; the failure is one of them coming back a 3rd time with other work
     # between (Habit: the same refusal, the same problem line, one finding fixed per run).
-    Detector("repeated-mistake", "habit",
-             "When a mistake comes back, fix its cause once (read first, check the cwd), not each time.",
-             lambda f, c: _arose(f["errors"], c["min_errors"]),
-             lambda f, c: f["fired"].get("habit", 0) >= c["fired"]),
-    Detector("repeated-reads", "vestibular",
-             "Note what a file says the first time; re-reading an unchanged file only burns context.",
-             lambda f, c: _arose(f["reads"], c["min_reads"]),
-             lambda f, c: f["max_file_reads"] >= c["same_file"]),
-    Detector("circular-search", "vestibular",
-             "When a search finds nothing new, change the query or the place instead of re-running it.",
-             lambda f, c: _arose(f["searches"], c["min_searches"]),
-             lambda f, c: f["max_search_repeat"] >= c["same_search"]),
+    Detector(
+        "repeated-mistake",
+        "habit",
+        "When a mistake comes back, fix its cause once (read first, check the cwd), not each time.",
+        lambda f, c: _arose(f["errors"], c["min_errors"]),
+        lambda f, c: f["fired"].get("habit", 0) >= c["fired"],
+    ),
+    Detector(
+        "repeated-reads",
+        "vestibular",
+        "Note what a file says the first time; re-reading an unchanged file only burns context.",
+        lambda f, c: _arose(f["reads"], c["min_reads"]),
+        lambda f, c: f["max_file_reads"] >= c["same_file"],
+    ),
+    Detector(
+        "circular-search",
+        "vestibular",
+        "When a search finds nothing new, change the query or the place instead of re-running it.",
+        lambda f, c: _arose(f["searches"], c["min_searches"]),
+        lambda f, c: f["max_search_repeat"] >= c["same_search"],
+    ),
     # The situation is an action that gave the same result twice, as the lesson says; held when
     # the agent changed something before the same_action'th time.
-    Detector("going-in-circles", "vestibular",
-             "An action that gave the same result twice will give it again: change something first.",
-             lambda f, c: _arose(f["calls"], c["min_calls"]) and f["max_repeat"] >= REPEATED,
-             lambda f, c: f["max_repeat"] >= c["same_action"]),
+    Detector(
+        "going-in-circles",
+        "vestibular",
+        "An action that gave the same result twice will give it again: change something first.",
+        lambda f, c: _arose(f["calls"], c["min_calls"]) and f["max_repeat"] >= REPEATED,
+        lambda f, c: f["max_repeat"] >= c["same_action"],
+    ),
     # Counted by the session's windows, Chronos on or off.
-    Detector("long-autonomous-run", "",
-             "On long tasks, check in with the person at milestones instead of running far alone.",
-             _long_run, _long_run_failed),
-    Detector("write-heavy", "",
-             "Read the code around a change before editing it; many edits on little reading break things.",
-             lambda f, c: _arose(f["edits"], c["min_edits"]),
-             lambda f, c: f["edits"] > c["ratio"] * (f["reads"] + f["searches"])),
-    Detector("context-pressure", "o2",
-             "Keep context lean: read files in parts, filter command output, avoid dumping large results.",
-             _fill,
-             lambda f, c: f["fired"].get("o2", 0) >= c["fired"]),
+    Detector(
+        "long-autonomous-run",
+        "",
+        "On long tasks, check in with the person at milestones instead of running far alone.",
+        _long_run,
+        _long_run_failed,
+    ),
+    Detector(
+        "write-heavy",
+        "",
+        "Read the code around a change before editing it; many edits on little reading break things.",
+        lambda f, c: _arose(f["edits"], c["min_edits"]),
+        lambda f, c: f["edits"] > c["ratio"] * (f["reads"] + f["searches"]),
+    ),
+    Detector(
+        "context-pressure",
+        "o2",
+        "Keep context lean: read files in parts, filter command output, avoid dumping large results.",
+        _fill,
+        lambda f, c: f["fired"].get("o2", 0) >= c["fired"],
+    ),
     # A widely imported file was edited: not any edit (docs, or a file nothing imports).
-    Detector("blast-radius", "spatial",
-             "Before changing a widely imported file, list its importers and check them after the change.",
-             lambda f, c: _arose(f["wide_edits"], c["min_edits"]),
-             lambda f, c: f["fired"].get("spatial", 0) >= c["fired"]),
+    Detector(
+        "blast-radius",
+        "spatial",
+        "Before changing a widely imported file, list its importers and check them after the change.",
+        lambda f, c: _arose(f["wide_edits"], c["min_edits"]),
+        lambda f, c: f["fired"].get("spatial", 0) >= c["fired"],
+    ),
     # Code was edited: Echo counts no docs, config or data edits, so those cannot pile up.
-    Detector("untested-edits", "echo",
-             "Run the tests after a few edits instead of piling up unverified changes.",
-             lambda f, c: _arose(f["code_edits"], c["min_edits"]),
-             lambda f, c: f["fired"].get("echo", 0) >= c["fired"]),
+    Detector(
+        "untested-edits",
+        "echo",
+        "Run the tests after a few edits instead of piling up unverified changes.",
+        lambda f, c: _arose(f["code_edits"], c["min_edits"]),
+        lambda f, c: f["fired"].get("echo", 0) >= c["fired"],
+    ),
     # The request named things and the work followed them for a while: Drift has nothing to
     # drift from otherwise.
-    Detector("task-drift", "drift",
-             "Re-read the person's request at milestones: work here has drifted away from it before.",
-             lambda f, c: _arose(f["tracked_calls"], c["min_calls"]),
-             lambda f, c: f["fired"].get("drift", 0) >= c["fired"]),
+    Detector(
+        "task-drift",
+        "drift",
+        "Re-read the person's request at milestones: work here has drifted away from it before.",
+        lambda f, c: _arose(f["tracked_calls"], c["min_calls"]),
+        lambda f, c: f["fired"].get("drift", 0) >= c["fired"],
+    ),
 )
 
 # Motor learning: how a noticed error streak ended, by what the agent did next.
@@ -185,7 +243,11 @@ def strategy(lesson: object) -> str:
     if not isinstance(lesson, dict):
         return ""
     failed, then = lesson.get("failed"), lesson.get("then")
-    if not isinstance(failed, str) or not isinstance(then, str) or not isinstance(lesson.get("sig"), str):
+    if (
+        not isinstance(failed, str)
+        or not isinstance(then, str)
+        or not isinstance(lesson.get("sig"), str)
+    ):
         return ""
     if then in _DOCS:
         return "resolve-docs"
@@ -198,7 +260,9 @@ def strategy(lesson: object) -> str:
     return "resolve-fix" if lesson.get("same_target") is True else "resolve-other-target"
 
 
-def judge(summary: object, active: set[str] | frozenset[str], cfg: dict) -> list[tuple[str, str, str]]:
+def judge(
+    summary: object, active: set[str] | frozenset[str], cfg: dict
+) -> list[tuple[str, str, str]]:
     """(type, rule id, error signature or '') for each piece of evidence one session gives."""
     f = facts(summary)
     out: list[tuple[str, str, str]] = []

@@ -56,13 +56,24 @@ def _fingerprint(cfg: dict) -> str:
 def cached(root: str, state_dir: str, cfg: dict, now: float) -> dict:
     """{"text", "ids"} for `root` now: from the cache while nothing it depends on changed."""
     retro = retro_path(state_dir, root)
-    key = [CACHE_SCHEMA, root, store.stamp(store.global_path()), store.stamp(store.project_path(root)),
-           store.stamp(retro), _fingerprint(cfg), int(now // DAY)]
+    key = [
+        CACHE_SCHEMA,
+        root,
+        store.stamp(store.global_path()),
+        store.stamp(store.project_path(root)),
+        store.stamp(retro),
+        _fingerprint(cfg),
+        int(now // DAY),
+    ]
     path = cache_path(state_dir, root)
     try:
         hit = read_json(path, CACHE_CAP)
-        if isinstance(hit, dict) and hit.get("key") == key and isinstance(hit.get("text"), str) \
-                and isinstance(hit.get("ids"), list):
+        if (
+            isinstance(hit, dict)
+            and hit.get("key") == key
+            and isinstance(hit.get("text"), str)
+            and isinstance(hit.get("ids"), list)
+        ):
             return hit
     except (OSError, ValueError):
         pass  # absent, or whatever is there instead: compiled again and written over

@@ -80,8 +80,10 @@ def _pending(mark: dict | None, st: dict | None) -> bool:
         return True
     if mark.get("v") != MARK_SCHEMA:
         return False  # an older mark, or a broken one: evaluated, and what it gave is unknown
-    return st is not None and (_number(st.get("updated")) != _number(mark.get("updated"))
-                               or mark.get("judge") != detectors.VERSION)
+    return st is not None and (
+        _number(st.get("updated")) != _number(mark.get("updated"))
+        or mark.get("judge") != detectors.VERSION
+    )
 
 
 def _fingerprint(summary: object, active: set[str]) -> str:
@@ -98,9 +100,19 @@ def _fingerprint(summary: object, active: set[str]) -> str:
 def _evidence(mark: dict | None) -> list[list[str]]:
     """[type, rule, hashed sig or ''] for each piece of evidence the last evaluation gave."""
     given = mark.get("evidence") if mark else None
-    return [list(e) for e in given if isinstance(e, list) and len(e) == 3
-            and all(isinstance(x, str) for x in e) and e[0] in store.EVIDENCE and e[1] in detectors.RULES] \
-        if isinstance(given, list) else []
+    return (
+        [
+            list(e)
+            for e in given
+            if isinstance(e, list)
+            and len(e) == 3
+            and all(isinstance(x, str) for x in e)
+            and e[0] in store.EVIDENCE
+            and e[1] in detectors.RULES
+        ]
+        if isinstance(given, list)
+        else []
+    )
 
 
 def evaluate(state_dir: str, session_id: str, root_hint: str, cfg: dict, now: float) -> bool:
@@ -128,17 +140,41 @@ def evaluate(state_dir: str, session_id: str, root_hint: str, cfg: dict, now: fl
         if cut_short or mark is None or mark.get("seen") != seen:
             written = 0
             if isinstance(summary, dict) and root:
-                evidence, written = _record(state_dir, sid, root, st, summary, active, cfg, now, evidence,
-                                            journal if cut_short else None)
+                evidence, written = _record(
+                    state_dir,
+                    sid,
+                    root,
+                    st,
+                    summary,
+                    active,
+                    cfg,
+                    now,
+                    evidence,
+                    journal if cut_short else None,
+                )
         # Rewritten when nothing changed too: the state's new `updated` is then known to say nothing new.
-        atomic_write(done, dumps({"v": MARK_SCHEMA, "at": now, "root": root,
-                                  "updated": st.get("updated"), "judge": detectors.VERSION,
-                                  "seen": seen, "evidence": evidence, "records": max(written, 0)}))
+        atomic_write(
+            done,
+            dumps(
+                {
+                    "v": MARK_SCHEMA,
+                    "at": now,
+                    "root": root,
+                    "updated": st.get("updated"),
+                    "judge": detectors.VERSION,
+                    "seen": seen,
+                    "evidence": evidence,
+                    "records": max(written, 0),
+                }
+            ),
+        )
         try:
             os.unlink(writing)
         except FileNotFoundError:
             pass
-        except OSError:  # a folder in its place: gone aside, or every evaluation would take the store's word
+        except (
+            OSError
+        ):  # a folder in its place: gone aside, or every evaluation would take the store's word
             set_aside(writing)
     return written >= 0
 
@@ -169,10 +205,14 @@ def _cut_short(state_dir: str) -> frozenset[str]:
         names = os.listdir(digest.marks_dir(state_dir))
     except OSError:
         return frozenset()
-    return frozenset(store.short_hash(n[: -len(".writing")]) for n in names if n.endswith(".writing"))
+    return frozenset(
+        store.short_hash(n[: -len(".writing")]) for n in names if n.endswith(".writing")
+    )
 
 
-def _changes(previous: list[list[str]], evidence: list[list[str]], rec: Callable) -> tuple[list, list]:
+def _changes(
+    previous: list[list[str]], evidence: list[list[str]], rec: Callable
+) -> tuple[list, list]:
     """(records that bring `previous` to `evidence`, the earlier evidence they replace)."""
     before = {(rule, sig): kind for kind, rule, sig in previous}
     after = {(rule, sig): kind for kind, rule, sig in evidence}
@@ -181,8 +221,18 @@ def _changes(previous: list[list[str]], evidence: list[list[str]], rec: Callable
     return records, [rec(kind, *k) for k, kind in before.items() if after.get(k) != kind]
 
 
-def _record(state_dir: str, sid: str, root: str, st: dict, summary: dict, active: set[str], cfg: dict,
-            now: float, previous: list[list[str]], journal: dict | None) -> tuple[list[list[str]], int]:
+def _record(
+    state_dir: str,
+    sid: str,
+    root: str,
+    st: dict,
+    summary: dict,
+    active: set[str],
+    cfg: dict,
+    now: float,
+    previous: list[list[str]],
+    journal: dict | None,
+) -> tuple[list[list[str]], int]:
     """Append what this evaluation changes; (the evidence it gives, records written).
 
     Three files take part (the project's store, the promotion index, the global store) and a
@@ -203,8 +253,10 @@ def _record(state_dir: str, sid: str, root: str, st: dict, summary: dict, active
             out["sig"] = sig  # the normalized signature, hashed: no error text
         return out
 
-    evidence = [[kind, rule, store.short_hash(sig) if sig else ""]
-                for kind, rule, sig in detectors.judge(summary, active, cfg)]
+    evidence = [
+        [kind, rule, store.short_hash(sig) if sig else ""]
+        for kind, rule, sig in detectors.judge(summary, active, cfg)
+    ]
     owed: list[dict] = []
     counted = previous
     if journal is not None:
@@ -220,24 +272,49 @@ def _record(state_dir: str, sid: str, root: str, st: dict, summary: dict, active
     return evidence, len(records)
 
 
-def _write(state_dir: str, sid: str, root: str, learn: dict, now: float, records: list[dict],
-           for_index: list[dict], superseded: list[dict], owed: list[dict], evidence: list[list[str]]) -> None:
+def _write(
+    state_dir: str,
+    sid: str,
+    root: str,
+    learn: dict,
+    now: float,
+    records: list[dict],
+    for_index: list[dict],
+    superseded: list[dict],
+    owed: list[dict],
+    evidence: list[list[str]],
+) -> None:
     path = _mark(state_dir, sid, "writing")
     atomic_write(path, "{}")  # before the first append: from here on, the store's word counts
     try:
-        store.append(store.project_path(root), records, now, learn["compact_bytes"], learn["keep_days"],
-                     _cut_short(state_dir))
+        store.append(
+            store.project_path(root),
+            records,
+            now,
+            learn["compact_bytes"],
+            learn["keep_days"],
+            _cut_short(state_dir),
+        )
     except TimeoutError:
         raise
     except OSError as exc:
         # A read-only checkout, a full disk: the project keeps nothing of this session, but the
         # promotion index and the global store still learn, and the session counts as evaluated
         # (it is not retried, and failing, at every SessionStart).
-        log_error(state_dir, f"learning: {store.project_path(root)} not written: {type(exc).__name__}: {exc}")
+        log_error(
+            state_dir,
+            f"learning: {store.project_path(root)} not written: {type(exc).__name__}: {exc}",
+        )
     to_global = owed + scopes.record(root, for_index, learn["promote_projects"], superseded)
     atomic_write(path, dumps({"index": evidence, "global": to_global}))
-    store.append(store.global_path(), to_global, now, learn["compact_bytes"], learn["keep_days"],
-                 _cut_short(state_dir))
+    store.append(
+        store.global_path(),
+        to_global,
+        now,
+        learn["compact_bytes"],
+        learn["keep_days"],
+        _cut_short(state_dir),
+    )
 
 
 def _retrospective(state_dir: str, root: str, summary: dict, when: float) -> None:
@@ -253,8 +330,18 @@ def _retrospective(state_dir: str, root: str, summary: dict, when: float) -> Non
         pass
     minutes = max(f["last_ts"] - f["first_ts"], 0) / 60 if f["first_ts"] else 0
     fired = {name: int(n) for name, n in f["fired"].items() if n > 0}
-    atomic_write(path, dumps({"v": 1, "at": when, "calls": int(f["calls"]),
-                              "minutes": round(minutes, 1), "fired": fired}))
+    atomic_write(
+        path,
+        dumps(
+            {
+                "v": 1,
+                "at": when,
+                "calls": int(f["calls"]),
+                "minutes": round(minutes, 1),
+                "fired": fired,
+            }
+        ),
+    )
 
 
 def finished(state_dir: str, root: str, session_id: str, now: float, stale_s: float) -> list[str]:
@@ -301,8 +388,11 @@ def collect_marks(state_dir: str, now: float) -> int:
                     removed += 1
         with os.scandir(digest.learn_dir(state_dir)) as entries:
             for entry in entries:
-                if entry.name.startswith(CACHE_PREFIXES) and entry.is_file(follow_symlinks=False) and \
-                        now - entry.stat(follow_symlinks=False).st_mtime > CACHE_GC_AGE_S:
+                if (
+                    entry.name.startswith(CACHE_PREFIXES)
+                    and entry.is_file(follow_symlinks=False)
+                    and now - entry.stat(follow_symlinks=False).st_mtime > CACHE_GC_AGE_S
+                ):
                     os.unlink(entry.path)
                     removed += 1
     except OSError:

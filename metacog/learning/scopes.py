@@ -67,8 +67,10 @@ def _common_dir(root: str) -> str:
         first = read_capped(dot, 4096).decode("utf-8", "replace").partition("\n")[0]
         if not first.startswith("gitdir:"):
             return ""
-        git_dir = os.path.join(root, first[len("gitdir:"):].strip())
-    common = read_capped(os.path.join(git_dir, "commondir"), 4096).decode("utf-8", "replace").strip()
+        git_dir = os.path.join(root, first[len("gitdir:") :].strip())
+    common = (
+        read_capped(os.path.join(git_dir, "commondir"), 4096).decode("utf-8", "replace").strip()
+    )
     if common:
         git_dir = os.path.join(git_dir, common)
     git_dir = os.path.normpath(git_dir)
@@ -81,7 +83,7 @@ def _origin_url(config: str) -> str:
     for raw in config.splitlines():
         line = raw.strip()
         if line.startswith("["):
-            header = line[1:line.find("]")] if "]" in line else ""
+            header = line[1 : line.find("]")] if "]" in line else ""
             name, _, sub = header.strip().partition(" ")
             section = f"{name.lower()}.{sub.strip()}" if sub else header.strip().lower()
             continue
@@ -89,7 +91,7 @@ def _origin_url(config: str) -> str:
         if eq and section in ('remote."origin"', "remote.origin") and key.strip().lower() == "url":
             value = value.strip()
             if value.startswith('"') and value.count('"') >= 2:
-                return value[1:value.index('"', 1)]
+                return value[1 : value.index('"', 1)]
             return value.split(" #")[0].split(" ;")[0].strip()
     return ""
 
@@ -116,9 +118,16 @@ def _load(path: str) -> dict:
         index = read_json(path, INDEX_CAP)
     except FileNotFoundError:
         return {"v": INDEX_SCHEMA, "rules": {}}
-    except (OSError, ValueError):  # whatever is there instead: cut short, not JSON, a FIFO, a folder
+    except (
+        OSError,
+        ValueError,
+    ):  # whatever is there instead: cut short, not JSON, a FIFO, a folder
         index = None
-    if not isinstance(index, dict) or index.get("v") != INDEX_SCHEMA or not isinstance(index.get("rules"), dict):
+    if (
+        not isinstance(index, dict)
+        or index.get("v") != INDEX_SCHEMA
+        or not isinstance(index.get("rules"), dict)
+    ):
         set_aside(path)  # kept for `metacog doctor`, never silently overwritten
         return {"v": INDEX_SCHEMA, "rules": {}}
     return index
@@ -132,8 +141,11 @@ def _entry(rules: dict, rule: str) -> dict:
 
 
 def _valid(tally: object) -> bool:
-    return (isinstance(tally, list) and len(tally) == 4
-            and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in tally))
+    return (
+        isinstance(tally, list)
+        and len(tally) == 4
+        and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in tally)
+    )
 
 
 def _tally(entry: dict, project: str, legacy: str, at: float) -> list:
@@ -149,8 +161,9 @@ def _tally(entry: dict, project: str, legacy: str, at: float) -> list:
     return tally
 
 
-def record(root: str, records: list[dict], promote_projects: int,
-           superseded: list[dict] | None = None) -> list[dict]:
+def record(
+    root: str, records: list[dict], promote_projects: int, superseded: list[dict] | None = None
+) -> list[dict]:
     """Count one evaluation's evidence for its project; return what goes to the global store.
 
     `records` is what the evaluation adds (a retraction counts nothing, and goes where the
@@ -193,11 +206,17 @@ def record(root: str, records: list[dict], promote_projects: int,
             elif sum(1 for t in projects.values() if t[0] > 0) >= promote_projects:
                 entry["promoted"] = True
                 tallies = list(projects.values())
-                to_global.append({
-                    "v": store.SCHEMA, "type": store.AGGREGATE, "rule": rule,
-                    "detections": int(sum(t[0] for t in tallies)),
-                    "suppressions": int(sum(t[1] for t in tallies)),
-                    "first": min(t[2] for t in tallies), "last": max(t[3] for t in tallies)})
+                to_global.append(
+                    {
+                        "v": store.SCHEMA,
+                        "type": store.AGGREGATE,
+                        "rule": rule,
+                        "detections": int(sum(t[0] for t in tallies)),
+                        "suppressions": int(sum(t[1] for t in tallies)),
+                        "first": min(t[2] for t in tallies),
+                        "last": max(t[3] for t in tallies),
+                    }
+                )
         atomic_write(path, dumps(index), sync_dir=True)
     return to_global
 
@@ -214,7 +233,9 @@ def forget(rule: str, root: str = "") -> None:
         if root:
             entry = rules.get(rule)
             projects = entry.get("projects") if isinstance(entry, dict) else None
-            names = {project_hash(root), _legacy_hash(root)} if isinstance(projects, dict) else set()
+            names = (
+                {project_hash(root), _legacy_hash(root)} if isinstance(projects, dict) else set()
+            )
             removed = [projects.pop(name, None) for name in names]
             changed = any(tally is not None for tally in removed)
         else:

@@ -140,7 +140,12 @@ def _count(value: object) -> bool:
 
 
 def _token(value: object) -> bool:
-    return isinstance(value, str) and 0 < len(value) <= HASH_CAP and value.isascii() and value.isalnum()
+    return (
+        isinstance(value, str)
+        and 0 < len(value) <= HASH_CAP
+        and value.isascii()
+        and value.isalnum()
+    )
 
 
 def validate(rec: object, now: float) -> int:
@@ -174,8 +179,19 @@ def validate(rec: object, now: float) -> int:
 class Contents:
     """A store as read: its valid records, what was skipped, and (for rewrites) every line."""
 
-    __slots__ = ("corrupt", "exists", "lines", "partial", "path", "raw", "records", "refused", "size",
-                 "truncated", "unknown")
+    __slots__ = (
+        "corrupt",
+        "exists",
+        "lines",
+        "partial",
+        "path",
+        "raw",
+        "records",
+        "refused",
+        "size",
+        "truncated",
+        "unknown",
+    )
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -198,8 +214,13 @@ def _read_bytes(path: str, contents: Contents) -> bytes:
         return b""
     except (OSError, Unreadable) as exc:
         contents.exists = os.path.lexists(path)
-        contents.refused = ("symlink" if os.path.islink(path) else "not a regular file"
-                            if isinstance(exc, Unreadable) else type(exc).__name__)
+        contents.refused = (
+            "symlink"
+            if os.path.islink(path)
+            else "not a regular file"
+            if isinstance(exc, Unreadable)
+            else type(exc).__name__
+        )
         return b""
     try:
         contents.exists = True
@@ -272,8 +293,14 @@ def _ends_with_newline(path: str) -> bool:
         os.close(fd)
 
 
-def append(path: str, records: list[dict], now: float, compact_bytes: int, keep_days: float,
-           protect: frozenset[str] = frozenset()) -> None:
+def append(
+    path: str,
+    records: list[dict],
+    now: float,
+    compact_bytes: int,
+    keep_days: float,
+    protect: frozenset[str] = frozenset(),
+) -> None:
     """Append one line per record under the store's lock; compact if it grew past the cap.
 
     `protect`: session hashes whose evidence a compaction must keep as it is (their
@@ -295,8 +322,15 @@ def append(path: str, records: list[dict], now: float, compact_bytes: int, keep_
 
 
 def _aggregate(rule: str, tally: list) -> dict:
-    return {"v": SCHEMA, "type": AGGREGATE, "rule": rule, "detections": min(tally[0], COUNT_CAP),
-            "suppressions": min(tally[1], COUNT_CAP), "first": tally[2], "last": tally[3]}
+    return {
+        "v": SCHEMA,
+        "type": AGGREGATE,
+        "rule": rule,
+        "detections": min(tally[0], COUNT_CAP),
+        "suppressions": min(tally[1], COUNT_CAP),
+        "first": tally[2],
+        "last": tally[3],
+    }
 
 
 def key(rec: dict) -> tuple | None:
@@ -339,7 +373,9 @@ def quarantine(path: str, data: bytes, now: float) -> str:
             os.fsync(fd)
         except BaseException:
             os.close(fd)
-            os.unlink(target)  # a partial copy is no copy: the rewrite that needed it does not happen
+            os.unlink(
+                target
+            )  # a partial copy is no copy: the rewrite that needed it does not happen
             raise
         os.close(fd)
         _cap_quarantine(folder)
@@ -351,16 +387,24 @@ def _cap_quarantine(folder: str) -> None:
     """Keep the QUARANTINE_KEEP newest copies: each may be as large as a store. Best-effort."""
     try:
         with os.scandir(folder) as entries:
-            copies = sorted((e.stat(follow_symlinks=False).st_mtime_ns, e.name, e.path) for e in entries
-                            if e.is_file(follow_symlinks=False))
+            copies = sorted(
+                (e.stat(follow_symlinks=False).st_mtime_ns, e.name, e.path)
+                for e in entries
+                if e.is_file(follow_symlinks=False)
+            )
         for _, _, path in copies[:-QUARANTINE_KEEP]:
             os.unlink(path)
     except OSError:
         pass
 
 
-def _compact(path: str, now: float, compact_bytes: int, keep_days: float,
-             protect: frozenset[str] = frozenset()) -> bool:
+def _compact(
+    path: str,
+    now: float,
+    compact_bytes: int,
+    keep_days: float,
+    protect: frozenset[str] = frozenset(),
+) -> bool:
     """Merge old evidence into one aggregate per rule. The caller holds the store's lock."""
     contents = read(path, now, keep_lines=True)
     if contents.refused or contents.truncated or not contents.records:
@@ -420,12 +464,23 @@ def remove_rule(path: str, rule: str, now: float) -> int:
 def rules_in(path: str, now: float) -> set[str]:
     """Rule ids (valid or not for this version) a store mentions: for `forget`'s suggestions."""
     contents = read(path, now, keep_lines=True)
-    return {rec["rule"] for _, status, rec in contents.lines
-            if status != CORRUPT and isinstance(rec, dict) and isinstance(rec.get("rule"), str)}
+    return {
+        rec["rule"]
+        for _, status, rec in contents.lines
+        if status != CORRUPT and isinstance(rec, dict) and isinstance(rec.get("rule"), str)
+    }
 
 
 def health(path: str, now: float) -> dict:
     contents = read(path, now)
-    return {"path": path, "exists": contents.exists, "bytes": contents.size,
-            "records": len(contents.records), "corrupt": contents.corrupt, "unknown": contents.unknown,
-            "partial": contents.partial, "truncated": contents.truncated, "refused": contents.refused}
+    return {
+        "path": path,
+        "exists": contents.exists,
+        "bytes": contents.size,
+        "records": len(contents.records),
+        "corrupt": contents.corrupt,
+        "unknown": contents.unknown,
+        "partial": contents.partial,
+        "truncated": contents.truncated,
+        "refused": contents.refused,
+    }

@@ -14,16 +14,27 @@ from metacog import replay
 from metacog.report import figures, sources
 
 
-def build(files: list[str], since: float | None = None, project: str = "", timelines: bool = False,
-          progress: Callable[[int, str], None] | None = None) -> dict:
+def build(
+    files: list[str],
+    since: float | None = None,
+    project: str = "",
+    timelines: bool = False,
+    progress: Callable[[int, str], None] | None = None,
+) -> dict:
     """The report over `files` (transcript paths), as one JSON-ready object."""
     tally = figures.Tally(timelines)
 
     def empty() -> None:
         tally.empty += 1
 
-    read = sources.read_all(files, tally.add, tally.skip, empty, replay.global_settings(), since, project, progress)
+    read = sources.read_all(
+        files, tally.add, tally.skip, empty, replay.global_settings(), since, project, progress
+    )
     report = tally.finish()
-    report["files"] = {"listed": len(files), "read": read, "skipped": len(report["skipped"]),
-                       "empty": tally.empty}
+    report["files"] = {
+        "listed": len(files),
+        "read": read,
+        "skipped": len(report["skipped"]),
+        "empty": tally.empty,
+    }
     return report

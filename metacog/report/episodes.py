@@ -41,7 +41,11 @@ def _key(call: dict) -> tuple[str, str]:
 def _identity(call: dict) -> str:
     try:
         return nociception.identity(call)
-    except (AttributeError, KeyError, TypeError):  # the sense's own notion moved: the signature alone
+    except (
+        AttributeError,
+        KeyError,
+        TypeError,
+    ):  # the sense's own notion moved: the signature alone
         return call.get("sig", "")
 
 
@@ -76,7 +80,7 @@ def _around(calls: list[dict], order: list[int], pos: int, agent: str) -> dict:
         def member(c: dict) -> bool:
             return not c.get("ok", True) and (_identity(c) == ident or _key(c) in tried)
     else:
-        recent = [_key(calls[i]) for i in order[max(0, pos - 2 * CYCLE + 1): pos + 1]]
+        recent = [_key(calls[i]) for i in order[max(0, pos - 2 * CYCLE + 1) : pos + 1]]
         tried = {key for key in recent[-CYCLE:] if recent.count(key) >= 2} | {_key(here)}
         gap_cap = CYCLE
 
@@ -114,11 +118,20 @@ def _around(calls: list[dict], order: list[int], pos: int, agent: str) -> dict:
     end_i = order[end] if end is not None else None
     stop = end_i if end_i is not None else last_i
     t0 = calls[start_i].get("ts", 0.0)
-    return {"agent": agent, "start": start_i, "last": last_i, "end": end_i, "resolved": end_i is not None,
-            "calls": (end if end is not None else last + 1) - first,
-            "seconds": round(max(0.0, calls[stop].get("ts", t0) - t0), 3),
-            "tokens": sum(calls[i].get("tokens", 0) for i in order[first + 1: (end if end is not None else last) + 1]),
-            "_order": order}
+    return {
+        "agent": agent,
+        "start": start_i,
+        "last": last_i,
+        "end": end_i,
+        "resolved": end_i is not None,
+        "calls": (end if end is not None else last + 1) - first,
+        "seconds": round(max(0.0, calls[stop].get("ts", t0) - t0), 3),
+        "tokens": sum(
+            calls[i].get("tokens", 0)
+            for i in order[first + 1 : (end if end is not None else last) + 1]
+        ),
+        "_order": order,
+    }
 
 
 def calls_after(episode: dict, at: int) -> int | None:

@@ -70,7 +70,9 @@ class Tally:
         replay_loop_at = sorted(s["at"] for s in signals if episodes.is_loop(s["sense"]))
         found = []
         for ep in loops:
-            inside = set(ep["_order"][ep["_order"].index(ep["start"]): ep["_order"].index(ep["last"]) + 1])
+            inside = set(
+                ep["_order"][ep["_order"].index(ep["start"]) : ep["_order"].index(ep["last"]) + 1]
+            )
             spoke = next((a for a in live_loop_at if a in inside), None)
             at = spoke if spoke is not None else next(a for a in replay_loop_at if a in inside)
             kind = "spoke" if spoke is not None else "silent"
@@ -79,23 +81,42 @@ class Tally:
                 self.open[kind] += 1
             else:
                 self.after[kind].append(after)
-            found.append({"start": ep["start"], "end": ep["end"], "resolved": ep["resolved"], "calls": ep["calls"],
-                          "seconds": ep["seconds"], "tokens": ep["tokens"], "agent": ep["agent"], "side": kind,
-                          "spoke_at": at, "calls_after": after,
-                          "t0": calls[ep["start"]].get("ts", 0.0),
-                          "t1": calls[ep["end"] if ep["end"] is not None else ep["last"]].get("ts", 0.0)})
+            found.append(
+                {
+                    "start": ep["start"],
+                    "end": ep["end"],
+                    "resolved": ep["resolved"],
+                    "calls": ep["calls"],
+                    "seconds": ep["seconds"],
+                    "tokens": ep["tokens"],
+                    "agent": ep["agent"],
+                    "side": kind,
+                    "spoke_at": at,
+                    "calls_after": after,
+                    "t0": calls[ep["start"]].get("ts", 0.0),
+                    "t1": calls[ep["end"] if ep["end"] is not None else ep["last"]].get("ts", 0.0),
+                }
+            )
         times = [c.get("ts", 0.0) for c in calls] + list(result.get("prompts") or [])
         started = min(times) if times else 0.0
         summary = {
-            "file": result.get("file", ""), "project": result.get("cwd", "") or "(unknown)",
-            "started": started, "ended": max(times) if times else 0.0, "live": live,
-            "calls": len(calls), "errors": sum(1 for c in calls if not c.get("ok", True)),
-            "tokens": result.get("tokens", 0), "prompts": len(result.get("prompts") or []),
-            "said": [_slim(s) for s in said], "would_say": [_slim(s) for s in signals],
+            "file": result.get("file", ""),
+            "project": result.get("cwd", "") or "(unknown)",
+            "started": started,
+            "ended": max(times) if times else 0.0,
+            "live": live,
+            "calls": len(calls),
+            "errors": sum(1 for c in calls if not c.get("ok", True)),
+            "tokens": result.get("tokens", 0),
+            "prompts": len(result.get("prompts") or []),
+            "said": [_slim(s) for s in said],
+            "would_say": [_slim(s) for s in signals],
             "episodes": found,
         }
         if self.timelines:
-            summary["timeline"] = _timeline(calls[:TIMELINE_CALLS], started, result.get("prompts") or [])
+            summary["timeline"] = _timeline(
+                calls[:TIMELINE_CALLS], started, result.get("prompts") or []
+            )
         self.sessions.append(summary)
         project = self.projects.setdefault(summary["project"], _zero())
         _count(project, summary)
@@ -106,14 +127,18 @@ class Tally:
         for session in self.sessions:
             _count(total, session)
         for row in [total, *self.projects.values()]:
-            row["loops_per_100_calls"] = round(row["episodes"] * 100 / row["calls"], 2) if row["calls"] else 0.0
+            row["loops_per_100_calls"] = (
+                round(row["episodes"] * 100 / row["calls"], 2) if row["calls"] else 0.0
+            )
         names = [s.NAME for s in SENSES]
         per_sense = {}
         for side, rows in self.senses.items():
             ordered = {name: rows[name] for name in names if name in rows}
             ordered.update({k: v for k, v in rows.items() if k not in ordered})
             for row in ordered.values():
-                row["changed_share"] = round(row["changed"] / row["followed"], 3) if row["followed"] else None
+                row["changed_share"] = (
+                    round(row["changed"] / row["followed"], 3) if row["followed"] else None
+                )
             per_sense[side] = ordered
         return {
             "totals": total,
@@ -128,13 +153,29 @@ class Tally:
 
 def _slim(signal: dict) -> dict:
     text = str(signal.get("text", ""))
-    return {"at": signal.get("at", -1), "t": signal.get("t", 0.0), "sense": signal.get("sense", ""),
-            "text": text if len(text) <= TEXT_CAP else text[: TEXT_CAP - 1] + "…"}
+    return {
+        "at": signal.get("at", -1),
+        "t": signal.get("t", 0.0),
+        "sense": signal.get("sense", ""),
+        "text": text if len(text) <= TEXT_CAP else text[: TEXT_CAP - 1] + "…",
+    }
 
 
 def _zero() -> dict:
-    return {"sessions": 0, "live_sessions": 0, "calls": 0, "errors": 0, "tokens": 0, "said": 0, "would_say": 0,
-            "episodes": 0, "unresolved": 0, "loop_calls": 0, "loop_seconds": 0.0, "loop_tokens": 0}
+    return {
+        "sessions": 0,
+        "live_sessions": 0,
+        "calls": 0,
+        "errors": 0,
+        "tokens": 0,
+        "said": 0,
+        "would_say": 0,
+        "episodes": 0,
+        "unresolved": 0,
+        "loop_calls": 0,
+        "loop_seconds": 0.0,
+        "loop_tokens": 0,
+    }
 
 
 def _count(row: dict, session: dict) -> None:
@@ -155,9 +196,12 @@ def _count(row: dict, session: dict) -> None:
 def _timeline(calls: list[dict], started: float, prompts: list[float]) -> dict:
     """Each call's time (seconds after the start), whether it failed, and the person's prompts."""
     offsets = array("d", (round(c.get("ts", started) - started, 1) for c in calls))
-    return {"t": offsets.tolist(), "err": "".join("0" if c.get("ok", True) else "1" for c in calls),
-            "sub": "".join("1" if c.get("agent") else "0" for c in calls),
-            "prompts": [round(p - started, 1) for p in prompts][:1000]}
+    return {
+        "t": offsets.tolist(),
+        "err": "".join("0" if c.get("ok", True) else "1" for c in calls),
+        "sub": "".join("1" if c.get("agent") else "0" for c in calls),
+        "prompts": [round(p - started, 1) for p in prompts][:1000],
+    }
 
 
 def helped(after: dict[str, list[int]], still_open: dict[str, int]) -> dict:
@@ -165,20 +209,29 @@ def helped(after: dict[str, list[int]], still_open: dict[str, int]) -> dict:
     point where it would have spoken in sessions where it did not; and what can be said."""
     out: dict = {"min_episodes": MIN_EPISODES}
     for side, values in after.items():
-        out[side] = {"episodes": len(values) + still_open[side], "ended": len(values),
-                     "still_looping_at_end": still_open[side],
-                     "median_calls_after": median(values) if values else None,
-                     "mean_calls_after": round(mean(values), 2) if values else None}
+        out[side] = {
+            "episodes": len(values) + still_open[side],
+            "ended": len(values),
+            "still_looping_at_end": still_open[side],
+            "median_calls_after": median(values) if values else None,
+            "mean_calls_after": round(mean(values), 2) if values else None,
+        }
     spoke, silent = out["spoke"], out["silent"]
     if not spoke["ended"] or not silent["ended"]:
-        out["verdict"] = (f"nothing to compare yet: {spoke['ended']} ended loop(s) where metacog spoke, "
-                          f"{silent['ended']} where it was silent or not installed")
+        out["verdict"] = (
+            f"nothing to compare yet: {spoke['ended']} ended loop(s) where metacog spoke, "
+            f"{silent['ended']} where it was silent or not installed"
+        )
     elif min(spoke["ended"], silent["ended"]) < MIN_EPISODES:
-        out["verdict"] = (f"too few loops to tell: {spoke['ended']} where metacog spoke, {silent['ended']} where it "
-                          f"was silent or not installed (at least {MIN_EPISODES} each before any comparison)")
+        out["verdict"] = (
+            f"too few loops to tell: {spoke['ended']} where metacog spoke, {silent['ended']} where it "
+            f"was silent or not installed (at least {MIN_EPISODES} each before any comparison)"
+        )
     else:
-        out["verdict"] = (f"after metacog spoke, loops ended a median {spoke['median_calls_after']:g} calls later "
-                          f"({spoke['ended']} loops), against {silent['median_calls_after']:g} where it was silent "
-                          f"or not installed ({silent['ended']} loops). Different sessions and tasks, not a "
-                          "controlled trial: a difference is a hint, not proof that metacog caused it")
+        out["verdict"] = (
+            f"after metacog spoke, loops ended a median {spoke['median_calls_after']:g} calls later "
+            f"({spoke['ended']} loops), against {silent['median_calls_after']:g} where it was silent "
+            f"or not installed ({silent['ended']} loops). Different sessions and tasks, not a "
+            "controlled trial: a difference is a hint, not proof that metacog caused it"
+        )
     return out

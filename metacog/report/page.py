@@ -95,63 +95,113 @@ SCRIPT = r"""
 
 
 def _cell(value: object, numeric: bool = True) -> str:
-    return f'<td class="n">{html.escape(str(value))}</td>' if numeric else f"<td>{html.escape(str(value))}</td>"
+    return (
+        f'<td class="n">{html.escape(str(value))}</td>'
+        if numeric
+        else f"<td>{html.escape(str(value))}</td>"
+    )
 
 
 def _table(header: list[str], rows: list[list[object]]) -> str:
-    head = "".join(f'<th class="{"n" if i else ""}">{html.escape(h)}</th>' for i, h in enumerate(header))
-    body = "".join("<tr>" + "".join(_cell(v, i > 0) for i, v in enumerate(row)) + "</tr>" for row in rows)
+    head = "".join(
+        f'<th class="{"n" if i else ""}">{html.escape(h)}</th>' for i, h in enumerate(header)
+    )
+    body = "".join(
+        "<tr>" + "".join(_cell(v, i > 0) for i, v in enumerate(row)) + "</tr>" for row in rows
+    )
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
 def render(report: dict) -> str:
     total = report["totals"]
     sessions = report["sessions"]
-    parts = [f"<h1>metacog report: {total['sessions']:,} sessions, {total['live_sessions']:,} with metacog active</h1>",
-             f"<p>{total['calls']:,} tool calls, {total['errors']:,} errors, {count(total['tokens'])} tokens; "
-             f"metacog said {total['said']:,} thing(s), and would have said {total['would_say']:,} where it was "
-             "not active.</p>"]
+    parts = [
+        f"<h1>metacog report: {total['sessions']:,} sessions, {total['live_sessions']:,} with metacog active</h1>",
+        f"<p>{total['calls']:,} tool calls, {total['errors']:,} errors, {count(total['tokens'])} tokens; "
+        f"metacog said {total['said']:,} thing(s), and would have said {total['would_say']:,} where it was "
+        "not active.</p>",
+    ]
     if report["skipped"]:
-        items = "".join(f"<li>{html.escape(s['file'])}: {html.escape(s['reason'])}</li>"
-                        for s in report["skipped"][:50])
+        items = "".join(
+            f"<li>{html.escape(s['file'])}: {html.escape(s['reason'])}</li>"
+            for s in report["skipped"][:50]
+        )
         parts.append(f"<p>{len(report['skipped'])} file(s) skipped:</p><ul>{items}</ul>")
     header = ["", "sessions", "calls", "loops", "per 100 calls", "calls in loops", "time", "tokens"]
-    rows = [loop_row("all", total)] + [loop_row(project_name(k), v) for k, v in report["projects"].items()]
+    rows = [loop_row("all", total)] + [
+        loop_row(project_name(k), v) for k, v in report["projects"].items()
+    ]
     parts += ["<h2>What loops cost</h2>", _table(header, rows)]
     helped = report["helped"]
-    rows = [[name, helped[side]["episodes"], helped[side]["ended"], num(helped[side]["median_calls_after"]),
-             num(helped[side]["mean_calls_after"])]
-            for side, name in (("spoke", "metacog spoke"), ("silent", "silent or not installed"))]
-    parts += ["<h2>Whether it helped: calls from speaking about a loop until it ended</h2>",
-              _table(["", "loops", "ended", "median", "mean"], rows),
-              f'<p class="verdict">{html.escape(helped["verdict"])}</p>']
+    rows = [
+        [
+            name,
+            helped[side]["episodes"],
+            helped[side]["ended"],
+            num(helped[side]["median_calls_after"]),
+            num(helped[side]["mean_calls_after"]),
+        ]
+        for side, name in (("spoke", "metacog spoke"), ("silent", "silent or not installed"))
+    ]
+    parts += [
+        "<h2>Whether it helped: calls from speaking about a loop until it ended</h2>",
+        _table(["", "loops", "ended", "median", "mean"], rows),
+        f'<p class="verdict">{html.escape(helped["verdict"])}</p>',
+    ]
     said, would = report["per_sense"]["said"], report["per_sense"]["would"]
-    rows = [[name, _n(said.get(name), "spoke"), share(said.get(name)), _n(would.get(name), "spoke"),
-             share(would.get(name))] for name in dict.fromkeys([*said, *would])]
-    parts += ["<h2>Per sense: how often it spoke, and the agent changed course within 3 calls</h2>",
-              _table(["", "said", "changed course", "would have said", "changed course"], rows)]
-    parts.append('<h2>Sessions</h2><p class="legend"><span class="ok">| call</span><span class="err">| error</span>'
-                 '<span class="said">● metacog said</span><span class="would">● would have said</span>'
-                 '<span class="loop">▮ loop</span><span class="prompt">| the person spoke</span>'
-                 '<span class="ok">┆ a pause over 5 minutes, drawn shorter</span></p>')
+    rows = [
+        [
+            name,
+            _n(said.get(name), "spoke"),
+            share(said.get(name)),
+            _n(would.get(name), "spoke"),
+            share(would.get(name)),
+        ]
+        for name in dict.fromkeys([*said, *would])
+    ]
+    parts += [
+        "<h2>Per sense: how often it spoke, and the agent changed course within 3 calls</h2>",
+        _table(["", "said", "changed course", "would have said", "changed course"], rows),
+    ]
+    parts.append(
+        '<h2>Sessions</h2><p class="legend"><span class="ok">| call</span><span class="err">| error</span>'
+        '<span class="said">● metacog said</span><span class="would">● would have said</span>'
+        '<span class="loop">▮ loop</span><span class="prompt">| the person spoke</span>'
+        '<span class="ok">┆ a pause over 5 minutes, drawn shorter</span></p>'
+    )
     for i, s in enumerate(sessions):
         parts.append(
             f'<div class="session"><div><b>{html.escape(project_name(s["project"]))}</b> '
             f'<span class="meta">{html.escape(s["file"])}</span></div>'
             f'<div class="meta">{utc(s["started"])} UTC, {s["calls"]:,} calls, {s["errors"]:,} errors, '
-            f'{len(s["episodes"])} loop(s), {"metacog active" if s["live"] else "replayed"}</div>'
-            f'<div id="timeline-{i}"></div></div>')
-    data = json.dumps({"sessions": [{"started": s["started"], "timeline": s.get("timeline"), "episodes": s["episodes"],
-                                     "said": s["said"], "would_say": [] if s["live"] else s["would_say"]}
-                                    for s in sessions]}, separators=(",", ":"))
+            f"{len(s['episodes'])} loop(s), {'metacog active' if s['live'] else 'replayed'}</div>"
+            f'<div id="timeline-{i}"></div></div>'
+        )
+    data = json.dumps(
+        {
+            "sessions": [
+                {
+                    "started": s["started"],
+                    "timeline": s.get("timeline"),
+                    "episodes": s["episodes"],
+                    "said": s["said"],
+                    "would_say": [] if s["live"] else s["would_say"],
+                }
+                for s in sessions
+            ]
+        },
+        separators=(",", ":"),
+    )
     # Inside a <script> element only "</" can end it early: a transcript's text is anyone's.
     data = data.replace("</", "<\\/").replace("<!--", "<\\!--")
     csp = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
-    return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
-            f"<title>metacog report</title><style>{STYLE}</style></head><body>{''.join(parts)}"
-            f'<script type="application/json" id="report-data">{data}</script><script>{SCRIPT}</script>'
-            "</body></html>\n")
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
+        f"<title>metacog report</title><style>{STYLE}</style></head><body>{''.join(parts)}"
+        f'<script type="application/json" id="report-data">{data}</script><script>{SCRIPT}</script>'
+        "</body></html>\n"
+    )
 
 
 def _n(row: dict | None, key: str) -> str:

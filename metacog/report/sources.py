@@ -89,7 +89,7 @@ class Progress:
         width = max(20, shutil.get_terminal_size((80, 24)).columns - 1)
         line = f"[{n}/{self.total}] {path}"
         if len(line) > width:
-            line = line[: width // 3] + "…" + line[-(width - width // 3 - 1):]
+            line = line[: width // 3] + "…" + line[-(width - width // 3 - 1) :]
         self.stream.write("\r\x1b[K" + line)
         self.stream.flush()
         self.shown = True
@@ -100,9 +100,16 @@ class Progress:
             self.stream.flush()
 
 
-def read_all(files: list[str], add: Callable[[dict], object], skip: Callable[[str, str], None],
-             empty: Callable[[], None], cfg: dict, since: float | None = None, project: str = "",
-             progress: Callable[[int, str], None] | None = None) -> int:
+def read_all(
+    files: list[str],
+    add: Callable[[dict], object],
+    skip: Callable[[str, str], None],
+    empty: Callable[[], None],
+    cfg: dict,
+    since: float | None = None,
+    project: str = "",
+    progress: Callable[[int, str], None] | None = None,
+) -> int:
     """Replay each file and hand its result to `add`; the number read."""
     read = 0
     for n, path in enumerate(files, 1):

@@ -36,7 +36,9 @@ def table(header: list[str], rows: list[list[str]], indent: str = "  ") -> list[
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     out = []
     for row in [header, *rows]:
-        cells = [str(row[0]).ljust(widths[0])] + [str(c).rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)]
+        cells = [str(row[0]).ljust(widths[0])] + [
+            str(c).rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)
+        ]
         out.append((indent + "  ".join(cells)).rstrip())
     return out
 
@@ -47,48 +49,83 @@ def project_name(path: str) -> str:
 
 
 def loop_row(name: str, row: dict) -> list[str]:
-    return [name, f"{row['sessions']:,}", f"{row['calls']:,}", f"{row['episodes']:,}",
-            f"{row['loops_per_100_calls']:.2f}", f"{row['loop_calls']:,}", duration(row["loop_seconds"]),
-            count(row["loop_tokens"])]
+    return [
+        name,
+        f"{row['sessions']:,}",
+        f"{row['calls']:,}",
+        f"{row['episodes']:,}",
+        f"{row['loops_per_100_calls']:.2f}",
+        f"{row['loop_calls']:,}",
+        duration(row["loop_seconds"]),
+        count(row["loop_tokens"]),
+    ]
 
 
 def render(report: dict) -> str:
     total = report["totals"]
     sessions = report["sessions"]
     starts = [s["started"] for s in sessions if s["started"]]
-    span = f", {utc(min(starts))[:10]} to {utc(max(s['ended'] for s in sessions))[:10]}" if starts else ""
-    lines = [f"metacog report: {total['sessions']:,} session{'s' if total['sessions'] != 1 else ''} "
-             f"({total['live_sessions']:,} with metacog active){span}",
-             f"  {total['calls']:,} tool calls, {total['errors']:,} errors, {count(total['tokens'])} tokens; "
-             f"metacog said {total['said']:,}, would have said {total['would_say']:,}"]
+    span = (
+        f", {utc(min(starts))[:10]} to {utc(max(s['ended'] for s in sessions))[:10]}"
+        if starts
+        else ""
+    )
+    lines = [
+        f"metacog report: {total['sessions']:,} session{'s' if total['sessions'] != 1 else ''} "
+        f"({total['live_sessions']:,} with metacog active){span}",
+        f"  {total['calls']:,} tool calls, {total['errors']:,} errors, {count(total['tokens'])} tokens; "
+        f"metacog said {total['said']:,}, would have said {total['would_say']:,}",
+    ]
     skipped, empty = report["skipped"], report["empty_files"]
     if skipped or empty:
         parts = [f"{len(skipped):,} file(s) skipped"] if skipped else []
         parts += [f"{empty:,} empty"] if empty else []
         lines.append(f"  {', '.join(parts)} (--json lists them)")
-    lines += ["", "Loops: stuck episodes, where a loop sense spoke or would have (README: metacog report)"]
+    lines += [
+        "",
+        "Loops: stuck episodes, where a loop sense spoke or would have (README: metacog report)",
+    ]
     rows = [loop_row("all", total)]
     projects = list(report["projects"].items())
     if len(projects) > 1:
         ranked = sorted(projects, key=lambda kv: (-kv[1]["loop_calls"], -kv[1]["calls"]))
         rows += [loop_row(project_name(name), row) for name, row in ranked[:PROJECTS_SHOWN]]
-    lines += table(["", "sessions", "calls", "loops", "per 100 calls", "in loops", "time", "tokens"], rows)
+    lines += table(
+        ["", "sessions", "calls", "loops", "per 100 calls", "in loops", "time", "tokens"], rows
+    )
     if len(projects) > PROJECTS_SHOWN + 1:
-        lines.append(f"  … and {len(projects) - PROJECTS_SHOWN} more projects (--json lists them all)")
+        lines.append(
+            f"  … and {len(projects) - PROJECTS_SHOWN} more projects (--json lists them all)"
+        )
     helped = report["helped"]
     lines += ["", "Whether it helped: calls from metacog speaking about a loop until it ended"]
     rows = []
     for side, name in (("spoke", "metacog spoke"), ("silent", "silent or not installed")):
         row = helped[side]
-        rows.append([name, f"{row['episodes']:,}", f"{row['ended']:,}",
-                     num(row["median_calls_after"]), num(row["mean_calls_after"])])
+        rows.append(
+            [
+                name,
+                f"{row['episodes']:,}",
+                f"{row['ended']:,}",
+                num(row["median_calls_after"]),
+                num(row["mean_calls_after"]),
+            ]
+        )
     lines += table(["", "loops", "ended", "median", "mean"], rows)
     lines += textwrap.wrap(helped["verdict"], WIDTH, initial_indent="  ", subsequent_indent="  ")
     lines += ["", "Per sense: how often it spoke, and the agent changed course within 3 calls"]
     said, would = report["per_sense"]["said"], report["per_sense"]["would"]
     names = list(dict.fromkeys([*said, *would]))
-    rows = [[name, _spoke(said.get(name)), share(said.get(name)), _spoke(would.get(name)),
-             share(would.get(name))] for name in names]
+    rows = [
+        [
+            name,
+            _spoke(said.get(name)),
+            share(said.get(name)),
+            _spoke(would.get(name)),
+            share(would.get(name)),
+        ]
+        for name in names
+    ]
     if rows:
         lines += table(["", "said", "changed", "would have said", "changed"], rows)
     else:

@@ -10,7 +10,9 @@ if TYPE_CHECKING:
 
 NAME = "chronos"
 DELEGATING_TOOLS = ("Task", "Agent")
-IDLE_GAP_S = 300  # a longer pause between two calls is waiting (for the person, a permission), not working
+IDLE_GAP_S = (
+    300  # a longer pause between two calls is waiting (for the person, a permission), not working
+)
 
 
 def elapsed_minutes(win: dict, now: float) -> float:
@@ -52,8 +54,11 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
         return None
     mem["time_level"] = max(by_time, mem.get("time_level", 0))
     mem["call_level"] = max(by_calls, mem.get("call_level", 0))
-    return Signal(NAME, f"{calls} tool calls and {minutes:.0f} minutes since the person last spoke. "
-                  "Would a short check-in help: what is done, what is left, what is uncertain?")
+    return Signal(
+        NAME,
+        f"{calls} tool calls and {minutes:.0f} minutes since the person last spoke. "
+        "Would a short check-in help: what is done, what is left, what is uncertain?",
+    )
 
 
 def reading(win: dict, ctx: Context) -> str:

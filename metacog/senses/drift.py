@@ -19,7 +19,7 @@ def _without_tags(text: str) -> str:
     while i < len(text):
         if text[i] == "<":
             end = text.find(">", i)
-            if end > i and (text[i + 1:i + 2].isalpha() or text[i + 1:i + 2] == "/"):
+            if end > i and (text[i + 1 : i + 2].isalpha() or text[i + 1 : i + 2] == "/"):
                 depth += -1 if text[i + 1] == "/" else (0 if text[end - 1] == "/" else 1)
                 depth = max(depth, 0)
                 out.append(" ")
@@ -40,9 +40,16 @@ def terms_of(prompt: str) -> list[str]:
     for word in _without_tags(prompt[:20000]).split():
         word = word.strip(_PUNCT + "*~").rstrip(".").strip(_PUNCT + "*~")
         # Extensions alone (".zip"), decorators ("@pytest"), rules of underscores: not names.
-        if len(word) < 4 or len(word) > 80 or not word[0].isalnum() or sum(c.isalnum() for c in word) < 4:
+        if (
+            len(word) < 4
+            or len(word) > 80
+            or not word[0].isalnum()
+            or sum(c.isalnum() for c in word) < 4
+        ):
             continue
-        is_path = "/" in word or ("." in word and word.rsplit(".", 1)[-1].isalnum() and not word.endswith("."))
+        is_path = "/" in word or (
+            "." in word and word.rsplit(".", 1)[-1].isalnum() and not word.endswith(".")
+        )
         is_code = "_" in word or (word[0].islower() and any(c.isupper() for c in word[1:]))
         if (is_path or is_code) and "://" not in word:
             term = (word.rsplit("/", 1)[-1] if is_path else word).lower()
@@ -69,8 +76,11 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     if mem.get("on_track") and away == ctx.cfg[NAME]["recent_calls"] and not mem.get("said"):
         mem["said"] = True
         named = ", ".join(short(t, 30) for t in terms[:3])
-        return Signal(NAME, f"the last {away} actions touched none of what the request named ({named}). "
-                      "Is this detour needed for the task?")
+        return Signal(
+            NAME,
+            f"the last {away} actions touched none of what the request named ({named}). "
+            "Is this detour needed for the task?",
+        )
     return None
 
 

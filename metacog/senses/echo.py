@@ -10,16 +10,61 @@ if TYPE_CHECKING:
     from metacog.nervous import Context
 
 NAME = "echo"
-TEST_COMMANDS = ("pytest", "py.test", "unittest", "tox", "nox", "npm test", "npm run test", "yarn test",
-                 "pnpm test", "bun test", "jest", "vitest", "mocha", "go test", "cargo test", "cargo nextest",
-                 "make test", "make check", "mvn test", "gradle test", "./gradlew test", "rspec", "phpunit",
-                 "ctest", "dotnet test", "mix test", "swift test", "deno test")
+TEST_COMMANDS = (
+    "pytest",
+    "py.test",
+    "unittest",
+    "tox",
+    "nox",
+    "npm test",
+    "npm run test",
+    "yarn test",
+    "pnpm test",
+    "bun test",
+    "jest",
+    "vitest",
+    "mocha",
+    "go test",
+    "cargo test",
+    "cargo nextest",
+    "make test",
+    "make check",
+    "mvn test",
+    "gradle test",
+    "./gradlew test",
+    "rspec",
+    "phpunit",
+    "ctest",
+    "dotnet test",
+    "mix test",
+    "swift test",
+    "deno test",
+)
 
 
 TEST_DIRS = ("tests", "test", "__tests__", "spec")
 # Words that run the next command rather than being it: `uv run pytest`, `FOO=1 npx jest`.
-WRAPPERS = frozenset(("uv", "run", "poetry", "pipenv", "hatch", "pdm", "npx", "bunx", "pnpm", "exec", "time",
-                      "env", "sudo", "python", "python3", "-m", "nice"))
+WRAPPERS = frozenset(
+    (
+        "uv",
+        "run",
+        "poetry",
+        "pipenv",
+        "hatch",
+        "pdm",
+        "npx",
+        "bunx",
+        "pnpm",
+        "exec",
+        "time",
+        "env",
+        "sudo",
+        "python",
+        "python3",
+        "-m",
+        "nice",
+    )
+)
 
 
 def is_test_file(path: str) -> bool:
@@ -27,8 +72,13 @@ def is_test_file(path: str) -> bool:
     path could pass through an unrelated "tests" folder above it)."""
     parts = path.lower().split("/")
     name = parts[-1]
-    return (name.startswith("test_") or name.endswith(("_test.py", "_test.go", "_spec.rb")) or ".test." in name
-            or ".spec." in name or any(part in TEST_DIRS for part in parts[:-1]))
+    return (
+        name.startswith("test_")
+        or name.endswith(("_test.py", "_test.go", "_spec.rb"))
+        or ".test." in name
+        or ".spec." in name
+        or any(part in TEST_DIRS for part in parts[:-1])
+    )
 
 
 def test_command(command: str) -> bool:
@@ -47,8 +97,12 @@ def test_command(command: str) -> bool:
 
 def narrowed(command: str) -> bool:
     """A run of one test file or one test (pytest x.py::t, -k, go test -run, jest path)."""
-    return "::" in command or " -k " in command or " -run " in command or any(
-        is_test_file(part) for part in command.split()[1:] if "." in part)
+    return (
+        "::" in command
+        or " -k " in command
+        or " -run " in command
+        or any(is_test_file(part) for part in command.split()[1:] if "." in part)
+    )
 
 
 def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
@@ -63,16 +117,22 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
         if not is_test_file(action["target"]):
             mem["source_edited"] = short(action["target"], 50)
         if mem["edits"] == cfg["edits_without_tests"]:
-            return Signal(NAME, f"{mem['edits']} edits since the project's tests last ran. "
-                          "Which test would tell you these changes work?")
+            return Signal(
+                NAME,
+                f"{mem['edits']} edits since the project's tests last ran. "
+                "Which test would tell you these changes work?",
+            )
         return None
     if tool == "Bash" and test_command(action["target"]):
         if narrowed(action["target"]):
             mem["narrow_runs"] = mem.get("narrow_runs", 0) + 1
             if mem.get("source_edited") and mem["narrow_runs"] == 3 and not mem.get("said_narrow"):
                 mem["said_narrow"] = True
-                return Signal(NAME, f"you changed {mem['source_edited']} and have run only a narrowed test 3 "
-                              "times since. Does the rest of the suite still pass?")
+                return Signal(
+                    NAME,
+                    f"you changed {mem['source_edited']} and have run only a narrowed test 3 "
+                    "times since. Does the rest of the suite still pass?",
+                )
         else:
             mem.clear()  # the whole suite ran: nothing pending
             return None

@@ -37,7 +37,9 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     if action.get("ok", True):
         # The failing command passed: what it showed is fixed. Coming back later is a
         # regression to look at afresh, not the same problem still standing.
-        for key in [k for k, e in seen.items() if not k.startswith("m ") and _valid(e) and e[5] == call]:
+        for key in [
+            k for k, e in seen.items() if not k.startswith("m ") and _valid(e) and e[5] == call
+        ]:
             del seen[key]
         return None
     if vestibular.asked_repeat(win):
@@ -47,14 +49,18 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     due = []
     keys = _keys(action, call)
     if _fewer(mem, action, call):
-        keys = [k for k in keys if k[0].startswith("m ")]  # some of what it showed got fixed: progress
+        keys = [
+            k for k in keys if k[0].startswith("m ")
+        ]  # some of what it showed got fixed: progress
     for key, text, place in keys:
         entry = seen.pop(key, None)
         if not _valid(entry):
             # occurrences, turn of the last, said, what, places, source, call number of the last
             entry = [0, None, 0, text, [], call, calls]
         if calls - entry[6] > (RERUN_GAP if key.startswith("k ") else HORIZON):
-            entry[0] = 0  # back after a long stretch of other work: a fresh look, not the next round
+            entry[0] = (
+                0  # back after a long stretch of other work: a fresh look, not the next round
+            )
         entry[6] = calls
         if entry[1] != turn:
             entry[0], entry[1] = entry[0] + 1, turn
@@ -81,14 +87,23 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     if key.startswith("m "):
         from metacog.symptoms import describe
 
-        return Signal(NAME, f"this is the {nth} time this session: {describe(entry[3])}. What would make it the last?")
+        return Signal(
+            NAME,
+            f"this is the {nth} time this session: {describe(entry[3])}. What would make it the last?",
+        )
     problem = f"`{short(entry[3], 90)}`"
     if key.startswith("k ") and len(entry[4]) > 1:
-        return Signal(NAME, f"`{short(action['target'], 60)}` has failed {entry[0]} times with the same kind of "
-                      f"error at a new place each time: {problem}. The output may show only some: find every "
-                      "occurrence and fix them together?")
-    return Signal(NAME, f"the same problem is back for the {nth} time this session, with other work between: "
-                  f"{problem}. What did the attempts between change about it?")
+        return Signal(
+            NAME,
+            f"`{short(action['target'], 60)}` has failed {entry[0]} times with the same kind of "
+            f"error at a new place each time: {problem}. The output may show only some: find every "
+            "occurrence and fix them together?",
+        )
+    return Signal(
+        NAME,
+        f"the same problem is back for the {nth} time this session, with other work between: "
+        f"{problem}. What did the attempts between change about it?",
+    )
 
 
 def ordinal(n: int) -> str:
@@ -98,8 +113,14 @@ def ordinal(n: int) -> str:
 
 def _valid(entry: object) -> bool:
     """An entry as feel() writes it (state from an older version or damaged is dropped)."""
-    return (isinstance(entry, list) and len(entry) == 7 and isinstance(entry[0], int) and isinstance(entry[4], list)
-            and isinstance(entry[6], int) and isinstance(entry[3], str))
+    return (
+        isinstance(entry, list)
+        and len(entry) == 7
+        and isinstance(entry[0], int)
+        and isinstance(entry[4], list)
+        and isinstance(entry[6], int)
+        and isinstance(entry[3], str)
+    )
 
 
 def _fewer(mem: dict, action: dict, call: int) -> bool:
@@ -109,7 +130,9 @@ def _fewer(mem: dict, action: dict, call: int) -> bool:
     runs = mem.get("runs")
     if not isinstance(runs, dict):
         runs = mem["runs"] = {}
-    now = sorted({p[1] for p in action.get("problems") or [] if isinstance(p, list) and len(p) == 4})
+    now = sorted(
+        {p[1] for p in action.get("problems") or [] if isinstance(p, list) and len(p) == 4}
+    )
     last = runs.pop(str(call), None)
     runs[str(call)] = now
     while len(runs) > RUNS_CAP:
@@ -142,5 +165,7 @@ def _keys(action: dict, call: int) -> list[tuple[str, str, int]]:
 
 def reading(win: dict, ctx: Context) -> str:
     seen = peek(win, NAME).get("seen") or {}
-    most = max((e[0] for e in seen.values() if _valid(e)), default=0) if isinstance(seen, dict) else 0
+    most = (
+        max((e[0] for e in seen.values() if _valid(e)), default=0) if isinstance(seen, dict) else 0
+    )
     return f"one problem seen {most}× this session" if most >= 2 else ""

@@ -32,8 +32,17 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     if sig != mem.get("sig") and not _same_exit(mem, action):
         if mem.get("count", 0) >= cfg["observe_at"]:
             _resolve(mem, action, ctx)
-        mem.update(sig=sig, count=1, edits=0, level=0, tool=action["tool"], target=action["target"],
-                   path=action.get("path", ""), exit=_exit(action), turn=turn)
+        mem.update(
+            sig=sig,
+            count=1,
+            edits=0,
+            level=0,
+            tool=action["tool"],
+            target=action["target"],
+            path=action.get("path", ""),
+            exit=_exit(action),
+            turn=turn,
+        )
         return None
     if mem.get("turn") == turn:
         return None
@@ -75,7 +84,9 @@ def identity(action: dict) -> str:
     sig = action.get("sig", "")
     if action.get("refused"):
         return sig
-    problems = [str(p[1]) for p in action.get("problems") or [] if isinstance(p, list) and len(p) == 4]
+    problems = [
+        str(p[1]) for p in action.get("problems") or [] if isinstance(p, list) and len(p) == 4
+    ]
     if problems and is_banner(sig.split(" | ", 1)[0]):
         # Every problem, to the letter: one fixed of several is a new error, not the same.
         return "problems " + " ".join(sorted(problems))
@@ -86,7 +97,9 @@ def identity(action: dict) -> str:
 
 
 def _exit(action: dict) -> str:
-    return next((part for part in action.get("sig", "").split(" | ") if part.startswith("exit ")), "")
+    return next(
+        (part for part in action.get("sig", "").split(" | ") if part.startswith("exit ")), ""
+    )
 
 
 def _same_exit(mem: dict, action: dict) -> bool:
@@ -95,9 +108,15 @@ def _same_exit(mem: dict, action: dict) -> bool:
     (124 timeout, 126 not executable, 127 not found, 129-159 a signal): after exit 1, 128
     (git's fatal) or 255 (ssh), other messages are other errors."""
     code = _exit(action)
-    return (bool(mem.get("count")) and not mem.get("edits") and action["tool"] == "Bash"
-            and action["target"] == mem.get("target") and code == mem.get("exit")
-            and code[5:].isdecimal() and (int(code[5:]) in (124, 126, 127) or 129 <= int(code[5:]) <= 159))
+    return (
+        bool(mem.get("count"))
+        and not mem.get("edits")
+        and action["tool"] == "Bash"
+        and action["target"] == mem.get("target")
+        and code == mem.get("exit")
+        and code[5:].isdecimal()
+        and (int(code[5:]) in (124, 126, 127) or 129 <= int(code[5:]) <= 159)
+    )
 
 
 def _retried_ok(mem: dict, action: dict) -> bool:
@@ -105,8 +124,12 @@ def _retried_ok(mem: dict, action: dict) -> bool:
     edits were refused."""
     if action["tool"] == mem.get("tool") and action["target"] == mem.get("target"):
         return True
-    return (action["tool"] in EDIT_TOOLS and bool(mem.get("path")) and action.get("path") == mem.get("path")
-            and mem.get("sig", "").startswith("edit-mismatch "))
+    return (
+        action["tool"] in EDIT_TOOLS
+        and bool(mem.get("path"))
+        and action.get("path") == mem.get("path")
+        and mem.get("sig", "").startswith("edit-mismatch ")
+    )
 
 
 ADVICE = (
@@ -124,21 +147,33 @@ def _say(level: int, count: int, edits: int, sig: str, ctx: Context) -> Signal:
     if edits:
         what += f", with {edits} edit{'s' if edits > 1 else ''} between attempts"
     advice = ADVICE[min(level, len(ADVICE)) - 1]
-    readings = ctx.readings(exclude=(NAME, "habit")) if level > 1 else ""  # Habit counts the same errors
+    readings = (
+        ctx.readings(exclude=(NAME, "habit")) if level > 1 else ""
+    )  # Habit counts the same errors
     room = TEXT_CAP - len(what) - len(advice) - len(": ``. ")
     context = f" ({readings})" if readings and len(readings) + 3 <= room - 40 else ""
     text = f"{what}: `{short(sig, room - len(context))}`{context}. {advice}"
     if level < 4:
         return Signal(NAME, text, INTERRUPT if level > 1 else OBSERVE)
-    return Signal(NAME, text, INTERRUPT, person=f"metacog: the agent has hit the same error {count} times "
-                  f"({short(sig, 80)}) and was asked to stop and ask you for guidance.")
+    return Signal(
+        NAME,
+        text,
+        INTERRUPT,
+        person=f"metacog: the agent has hit the same error {count} times "
+        f"({short(sig, 80)}) and was asked to stop and ask you for guidance.",
+    )
 
 
 def _resolve(mem: dict, action: dict, ctx: Context) -> None:
     """A streak that had been noticed ended: remember what changed (motor learning)."""
     if mem.get("level", 0) >= 1:
-        ctx.note("resolved", sig=mem.get("sig", ""), failed=mem.get("tool", ""), then=action["tool"],
-                 same_target=action["target"] == mem.get("target"))
+        ctx.note(
+            "resolved",
+            sig=mem.get("sig", ""),
+            failed=mem.get("tool", ""),
+            then=action["tool"],
+            same_target=action["target"] == mem.get("target"),
+        )
 
 
 def reading(win: dict, ctx: Context) -> str:

@@ -30,11 +30,14 @@ def _velocity(mem: dict, win: dict, cfg: dict) -> str:
         mem["base_sum"] = mem.get("base_sum", 0) + (actions[-1].get("size", 0) if actions else 0)
         return ""
     baseline = max(mem.get("base_sum", 0) / base_n, 1)
-    recent = actions[-cfg["recent_calls"]:]
+    recent = actions[-cfg["recent_calls"] :]
     total = sum(a.get("size", 0) for a in recent)
     large = [a for a in recent if a.get("size", 0) >= LARGE]
-    fast = (total / len(recent) >= cfg["velocity_factor"] * baseline and total >= cfg["min_recent_bytes"]
-            and len(large) >= MIN_LARGE)
+    fast = (
+        total / len(recent) >= cfg["velocity_factor"] * baseline
+        and total >= cfg["min_recent_bytes"]
+        and len(large) >= MIN_LARGE
+    )
     if not fast or calls < mem.get("quiet_until", 0):
         return ""
     mem["quiet_until"] = calls + cfg["velocity_cooldown_calls"]
@@ -43,11 +46,15 @@ def _velocity(mem: dict, win: dict, cfg: dict) -> str:
         cause = f"{len(reads)} large file reads in the last {len(recent)} actions"
     else:
         biggest = max(large, key=lambda a: a.get("size", 0))
-        cause = (f"{len(large)} large results in the last {len(recent)} actions "
-                 f"(biggest: {biggest['tool']} `{short(biggest['target'], 40)}`)")
+        cause = (
+            f"{len(large)} large results in the last {len(recent)} actions "
+            f"(biggest: {biggest['tool']} `{short(biggest['target'], 40)}`)"
+        )
     ratio = total / len(recent) / baseline
-    return (f"context is filling {ratio:.0f}× faster than this session's baseline: {cause}. "
-            "Could a subagent take the remaining exploration and report back only what matters?")
+    return (
+        f"context is filling {ratio:.0f}× faster than this session's baseline: {cause}. "
+        "Could a subagent take the remaining exploration and report back only what matters?"
+    )
 
 
 def _fill(mem: dict, ctx: Context, cfg: dict) -> str:
@@ -65,8 +72,10 @@ def _fill(mem: dict, ctx: Context, cfg: dict) -> str:
     used = f"{tokens // 1000}K of {window // 1000}K tokens ({fill:.0%})"
     if level == 1:
         return f"context is {used}. What could you hand to a subagent, or finish, before it fills?"
-    return (f"context is {used}; auto-compaction starts near {compact_at // 1000}K and will drop the detail of "
-            "this session. What must survive it? Write the state of the work down now.")
+    return (
+        f"context is {used}; auto-compaction starts near {compact_at // 1000}K and will drop the detail of "
+        "this session. What must survive it? Write the state of the work down now."
+    )
 
 
 def after_compaction(win: dict) -> str:
@@ -77,8 +86,10 @@ def after_compaction(win: dict) -> str:
     if not top:
         return ""
     files = ", ".join(f"{short(path.rsplit('/', 1)[-1], 40)} ({seen}×)" for path, seen in top)
-    return (f"the context was just compacted. Before it you had read most: {files}. "
-            "Re-read only what the next step needs.")
+    return (
+        f"the context was just compacted. Before it you had read most: {files}. "
+        "Re-read only what the next step needs."
+    )
 
 
 def reading(win: dict, ctx: Context) -> str:

@@ -15,7 +15,9 @@ if TYPE_CHECKING:
 NAME = "spatial"
 SAID_CAP = 64  # files remembered per window; the oldest is forgotten first
 SLOW_S = 1.0  # an edit that spent this long without an answer was a first index running late
-SLOW_LIMIT = 3  # after this many, Spatial rests for the session instead of paying that on every edit
+SLOW_LIMIT = (
+    3  # after this many, Spatial rests for the session instead of paying that on every edit
+)
 
 
 def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
@@ -46,7 +48,9 @@ def _feel(mem: dict, path: str, ctx: Context, start: float) -> Signal | None:
     if not imports.kind(rel):
         return None
     cfg = ctx.cfg[NAME]
-    found = imports.importers(root, rel, state_dir, cfg["budget_ms"] / 1000.0, int(cfg["max_files"]), start)
+    found = imports.importers(
+        root, rel, state_dir, cfg["budget_ms"] / 1000.0, int(cfg["max_files"]), start
+    )
     if found is None:
         if time.perf_counter() - start > SLOW_S:
             mem["slow"] = mem.get("slow", 0) + 1  # a first index that ran out of time (a slow git)
@@ -75,7 +79,7 @@ def _relative(path: str, root: str, cwd: str) -> str:
     for base, target in ((root, path), (os.path.realpath(root), os.path.realpath(path))):
         base = base.rstrip("/")
         if target.startswith(base + "/"):
-            return target[len(base) + 1:]
+            return target[len(base) + 1 :]
     return ""
 
 
@@ -84,7 +88,7 @@ def say(rel: str, found: list[str], shown: int) -> str:
     count = len(found)
     head = f"You modified {short(rel, 80)}. {count} {'files import' if count != 1 else 'file imports'} it"
     tail = ". Which of them does this change affect?"
-    names = [short(name, 60) for name in found[:max(shown, 0)]]
+    names = [short(name, 60) for name in found[: max(shown, 0)]]
     while names:
         listed = ", ".join(names) + (", …" if count > len(names) else "")
         text = f"{head}: {listed}{tail}"

@@ -18,13 +18,32 @@ AGAIN_SPAN = 8  # calls in which the same action with the same result, scattered
 AGAIN_AT = 3
 AGAIN_SAID_CAP = 16
 # A shell command that changes files or the repository (`sed -i`, a redirect, `git checkout`).
-_WRITES = re.compile(r"sed -i|\b(?:cat|echo|printf)\b[^|]*>|\btee\b|\bpatch\b|\b(?:mv|cp|rm|touch)\b|git (?:apply|checkout|reset|"
-                     r"restore|stash|commit|merge|rebase|pull|switch)|\b(?:npm|pip|uv|yarn|pnpm) (?:i|install|add)\b")
+_WRITES = re.compile(
+    r"sed -i|\b(?:cat|echo|printf)\b[^|]*>|\btee\b|\bpatch\b|\b(?:mv|cp|rm|touch)\b|git (?:apply|checkout|reset|"
+    r"restore|stash|commit|merge|rebase|pull|switch)|\b(?:npm|pip|uv|yarn|pnpm) (?:i|install|add)\b"
+)
 
 
 REPEAT_WORDS = frozenset(("repeat", "repeatedly", "poll", "polling", "retry", "rerun", "re-run"))
-COUNT_WORDS = frozenset(("twice", "thrice", "two", "three", "four", "five", "six", "seven", "eight", "nine",
-                         "ten", "several", "many", "multiple", "few"))
+COUNT_WORDS = frozenset(
+    (
+        "twice",
+        "thrice",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "several",
+        "many",
+        "multiple",
+        "few",
+    )
+)
 
 
 def asked_to_repeat(prompt: str) -> bool:
@@ -35,8 +54,10 @@ def asked_to_repeat(prompt: str) -> bool:
     words = [w.strip(".,;:!?()'\"`") for w in prompt[:4000].lower().split()]
     if any(w in REPEAT_WORDS for w in words):
         return True
-    return any(w == "times" and i > 0 and (words[i - 1].isdigit() or words[i - 1] in COUNT_WORDS)
-               for i, w in enumerate(words))
+    return any(
+        w == "times" and i > 0 and (words[i - 1].isdigit() or words[i - 1] in COUNT_WORDS)
+        for i, w in enumerate(words)
+    )
 
 
 def _step(action: dict) -> tuple:
@@ -63,8 +84,11 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     if repeat >= cfg["same_action"] and action.get("ok", True) and not asked:
         if repeat % cfg["same_action"] == 0:
             mem["quiet_until"] = calls + cfg["cooldown_calls"]
-            return Signal(NAME, f"{action['tool']} `{short(action['target'])}` {repeat} times in a row with the "
-                          "same result. What do you expect to be different next time?")
+            return Signal(
+                NAME,
+                f"{action['tool']} `{short(action['target'])}` {repeat} times in a row with the "
+                "same result. What do you expect to be different next time?",
+            )
         return None
     again = _again(actions)
     if again and action.get("ok", True) and not asked:
@@ -74,15 +98,21 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
             said.append(key)
             del said[:-AGAIN_SAID_CAP]
             mem["quiet_until"] = calls + cfg["cooldown_calls"]
-            return Signal(NAME, f"{action['tool']} `{short(action['target'])}` {again} times in the last "
-                          f"{AGAIN_SPAN} calls with the same result and nothing edited between. What do you "
-                          "expect it to show next time?")
+            return Signal(
+                NAME,
+                f"{action['tool']} `{short(action['target'])}` {again} times in the last "
+                f"{AGAIN_SPAN} calls with the same result and nothing edited between. What do you "
+                "expect it to show next time?",
+            )
     cycle = _cycle(actions, cfg["cycle_repeats"]) if not asked else None
     if cycle:
         mem["quiet_until"] = calls + cfg["cooldown_calls"]
         steps = " → ".join(f"{tool} `{short(target, 40)}`" for tool, target, _ in cycle)
-        return Signal(NAME, f"the same {len(cycle)} steps {cfg['cycle_repeats']} times over with unchanged results: "
-                      f"{steps}. What would break the cycle?")
+        return Signal(
+            NAME,
+            f"the same {len(cycle)} steps {cfg['cycle_repeats']} times over with unchanged results: "
+            f"{steps}. What would break the cycle?",
+        )
     return None
 
 
@@ -103,7 +133,7 @@ def _reads(mem: dict, action: dict, cfg: dict) -> tuple[list, str] | None:
         return None
     if not action.get("ok", True):
         return None
-    key = path + action["target"][len(action["target"].split("@", 1)[0]):]
+    key = path + action["target"][len(action["target"].split("@", 1)[0]) :]
     seen = reads.pop(key, None)
     if not isinstance(seen, list) or len(seen) != 2:
         seen = [0, 0]  # reads, reads when last said
@@ -113,8 +143,10 @@ def _reads(mem: dict, action: dict, cfg: dict) -> tuple[list, str] | None:
         del reads[next(iter(reads))]
     mem["max_reads"] = max(mem.get("max_reads", 0), seen[0])
     if seen[0] >= cfg["same_read"] and seen[0] >= 2 * seen[1]:
-        return seen, (f"you have read {short(action['target'])} {seen[0]} times without editing it. "
-                      "What are you looking for that the earlier reads did not show?")
+        return seen, (
+            f"you have read {short(action['target'])} {seen[0]} times without editing it. "
+            "What are you looking for that the earlier reads did not show?"
+        )
     return None
 
 
@@ -139,7 +171,10 @@ def _again(actions: list) -> int:
     last = _step(actions[-1])
     recent = actions[-AGAIN_SPAN:]
     first = next(i for i, a in enumerate(recent) if _step(a) == last)
-    if any(a["tool"] in EDIT_TOOLS or (a["tool"] == "Bash" and _WRITES.search(a["target"])) for a in recent[first:]):
+    if any(
+        a["tool"] in EDIT_TOOLS or (a["tool"] == "Bash" and _WRITES.search(a["target"]))
+        for a in recent[first:]
+    ):
         return 0  # something changed between: asking again is checking, not circling
     count = sum(1 for a in recent[first:] if _step(a) == last)
     others = {_step(a) for a in recent[first:]} - {last}
@@ -196,5 +231,9 @@ def counts(win: dict) -> tuple[int, int]:
 def most_read(win: dict, n: int) -> list[tuple[str, int]]:
     """The n files (and ranges) read most since their last edit, with their counts."""
     reads = peek(win, NAME).get("reads") or {}
-    seen = [(path, v[0]) for path, v in reads.items() if isinstance(v, list) and v and isinstance(v[0], int)]
+    seen = [
+        (path, v[0])
+        for path, v in reads.items()
+        if isinstance(v, list) and v and isinstance(v[0], int)
+    ]
     return sorted(seen, key=lambda kv: -kv[1])[:n]

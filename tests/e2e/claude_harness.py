@@ -189,7 +189,7 @@ class SessionResult:
             for path in self.ignore_paths:
                 block = block.replace(path, "<path>")
             for m in re.finditer(re.escape(word), block, re.IGNORECASE):
-                found.append(block[max(0, m.start() - 80): m.end() + 160])
+                found.append(block[max(0, m.start() - 80) : m.end() + 160])
         return found
 
     def first_request_mentioning(self, word: str) -> int | None:
@@ -202,9 +202,11 @@ class SessionResult:
         """A diagnostic summary for assertion messages."""
         lines = [
             f"argv: {self.argv}",
-            (f"exit code: {self.returncode}{' (timed out)' if self.timed_out else ''}, "
-             f"{self.duration:.2f}s, {len(self.requests)} agent requests, "
-             f"{len(self.server.requests)} HTTP requests"),
+            (
+                f"exit code: {self.returncode}{' (timed out)' if self.timed_out else ''}, "
+                f"{self.duration:.2f}s, {len(self.requests)} agent requests, "
+                f"{len(self.server.requests)} HTTP requests"
+            ),
             f"stderr: {self.stderr[-1500:]!r}",
             f"stdout: {self.stdout[-1500:]!r}",
         ]
@@ -246,8 +248,10 @@ class ClaudeHarness:
             CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
             DISABLE_TELEMETRY="1",
             DISABLE_AUTOUPDATER="1",
-            GIT_AUTHOR_NAME="e2e", GIT_AUTHOR_EMAIL="e2e@example.invalid",
-            GIT_COMMITTER_NAME="e2e", GIT_COMMITTER_EMAIL="e2e@example.invalid",
+            GIT_AUTHOR_NAME="e2e",
+            GIT_AUTHOR_EMAIL="e2e@example.invalid",
+            GIT_COMMITTER_NAME="e2e",
+            GIT_COMMITTER_EMAIL="e2e@example.invalid",
         )
         if base_url:
             env["ANTHROPIC_BASE_URL"] = base_url
@@ -278,8 +282,9 @@ class ClaudeHarness:
         return data
 
     # -------------------------------------------------------------------- runs
-    def cli(self, *args: str, timeout: float = 60, cwd: Path | None = None,
-            check: bool = False) -> subprocess.CompletedProcess:
+    def cli(
+        self, *args: str, timeout: float = 60, cwd: Path | None = None, check: bool = False
+    ) -> subprocess.CompletedProcess:
         """Run a non-session `claude` subcommand (plugin validate/install...) in this HOME.
 
         A scripted server stands in for the API here too: with an API key but no
@@ -288,9 +293,14 @@ class ClaudeHarness:
         """
         with ModelServer([]) as server:
             done = subprocess.run(
-                [str(self.claude_bin), *args], cwd=str(cwd or self.project),
-                env=self.env(server.url), capture_output=True, text=True, timeout=timeout,
-                stdin=subprocess.DEVNULL, check=False,
+                [str(self.claude_bin), *args],
+                cwd=str(cwd or self.project),
+                env=self.env(server.url),
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                stdin=subprocess.DEVNULL,
+                check=False,
             )
         if check and done.returncode != 0:
             raise AssertionError(
@@ -298,9 +308,16 @@ class ClaudeHarness:
             )
         return done
 
-    def run(self, script: list, prompt: str = "Please do the task.", *,
-            plugin_dir: Path | bool | None = True, timeout: float = 90,
-            extra_args: Iterable[str] = (), final_text: str = "Done.") -> SessionResult:
+    def run(
+        self,
+        script: list,
+        prompt: str = "Please do the task.",
+        *,
+        plugin_dir: Path | bool | None = True,
+        timeout: float = 90,
+        extra_args: Iterable[str] = (),
+        final_text: str = "Done.",
+    ) -> SessionResult:
         """One `claude -p PROMPT --output-format json` session against `script`.
 
         plugin_dir: a folder for `--plugin-dir`; True (default) means this
@@ -310,8 +327,15 @@ class ClaudeHarness:
             plugin_dir = self.plugin_dir
         elif plugin_dir is False:
             plugin_dir = None
-        argv = [str(self.claude_bin), "-p", prompt, "--output-format", "json",
-                "--allowedTools", ALLOWED_TOOLS]
+        argv = [
+            str(self.claude_bin),
+            "-p",
+            prompt,
+            "--output-format",
+            "json",
+            "--allowedTools",
+            ALLOWED_TOOLS,
+        ]
         if plugin_dir is not None:
             argv += ["--plugin-dir", str(plugin_dir)]
         argv += list(extra_args)
@@ -320,9 +344,14 @@ class ClaudeHarness:
         timed_out = False
         try:
             proc = subprocess.Popen(
-                argv, cwd=str(self.project), env=self.env(server.url),
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                text=True, start_new_session=True,
+                argv,
+                cwd=str(self.project),
+                env=self.env(server.url),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                start_new_session=True,
             )
             try:
                 stdout, stderr = proc.communicate(timeout=timeout)
@@ -336,9 +365,14 @@ class ClaudeHarness:
         if plugin_dir is not None:
             ignore.append(str(plugin_dir))
         return SessionResult(
-            returncode=proc.returncode, stdout=stdout, stderr=stderr,
-            duration=time.monotonic() - started, server=server, argv=argv,
-            timed_out=timed_out, ignore_paths=sorted(ignore, key=len, reverse=True),
+            returncode=proc.returncode,
+            stdout=stdout,
+            stderr=stderr,
+            duration=time.monotonic() - started,
+            server=server,
+            argv=argv,
+            timed_out=timed_out,
+            ignore_paths=sorted(ignore, key=len, reverse=True),
         )
 
 
@@ -353,8 +387,20 @@ def _kill_group(proc: subprocess.Popen) -> None:
 
 
 # ------------------------------------------------------------------ clean copies
-_COPY_EXCLUDE = {".git", ".venv", "venv", "__pycache__", ".pytest_cache", ".hypothesis",
-                 ".mypy_cache", ".ruff_cache", "dist", "build", "node_modules", ".tox"}
+_COPY_EXCLUDE = {
+    ".git",
+    ".venv",
+    "venv",
+    "__pycache__",
+    ".pytest_cache",
+    ".hypothesis",
+    ".mypy_cache",
+    ".ruff_cache",
+    "dist",
+    "build",
+    "node_modules",
+    ".tox",
+}
 
 
 def clean_copy(src: Path, dest: Path) -> Path:
@@ -367,7 +413,9 @@ def clean_copy(src: Path, dest: Path) -> Path:
     """
     listed = subprocess.run(
         ["git", "-C", str(src), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     dest.mkdir(parents=True, exist_ok=False)
     if listed.returncode == 0 and listed.stdout:
@@ -379,6 +427,11 @@ def clean_copy(src: Path, dest: Path) -> Path:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(origin, target, follow_symlinks=False)
     else:
-        shutil.copytree(src, dest, dirs_exist_ok=True, symlinks=True,
-                        ignore=shutil.ignore_patterns(*_COPY_EXCLUDE, "*.pyc", "*.egg-info"))
+        shutil.copytree(
+            src,
+            dest,
+            dirs_exist_ok=True,
+            symlinks=True,
+            ignore=shutil.ignore_patterns(*_COPY_EXCLUDE, "*.pyc", "*.egg-info"),
+        )
     return dest

@@ -44,7 +44,10 @@ def pytest_configure(config):
     )
 
 
-REQUIRE_VARS = ("METACOG_REQUIRE_E2E", "CI")  # either set: a missing CLI fails the run, never skips it
+REQUIRE_VARS = (
+    "METACOG_REQUIRE_E2E",
+    "CI",
+)  # either set: a missing CLI fails the run, never skips it
 
 
 def _required_by() -> str:
@@ -101,7 +104,9 @@ def e2e_root():
     E2E_KEEP=1. Neutral name on purpose: paths reach the model, see ClaudeHarness."""
     root = Path(tempfile.mkdtemp(prefix="cc-e2e-"))
     yield root
-    _end_processes_under(root)  # the sessions' resident processes: every process a test starts, it ends
+    _end_processes_under(
+        root
+    )  # the sessions' resident processes: every process a test starts, it ends
     if os.environ.get("E2E_KEEP", "") in ("", "0"):
         shutil.rmtree(root, ignore_errors=True)
     else:
@@ -118,7 +123,9 @@ def plugin_runtime(claude_bin, e2e_root) -> Path:
     """
     bootstrap = REPO_ROOT / "hooks" / "bootstrap.py"
     if not bootstrap.is_file():
-        pytest.fail(f"{bootstrap} is missing: the plugin's runtime cannot be prepared", pytrace=False)
+        pytest.fail(
+            f"{bootstrap} is missing: the plugin's runtime cannot be prepared", pytrace=False
+        )
     version = plugin_version()
     data = e2e_root / "prepared" / INLINE_DATA
     data.mkdir(parents=True)
@@ -126,8 +133,12 @@ def plugin_runtime(claude_bin, e2e_root) -> Path:
     env["METACOG_HOME"] = str(e2e_root / "prepared" / "mc-home")
     done = subprocess.run(
         [sys.executable, str(bootstrap), str(data), version],
-        env=env, capture_output=True, text=True, timeout=BOOTSTRAP_TIMEOUT_S,
-        stdin=subprocess.DEVNULL, check=False,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=BOOTSTRAP_TIMEOUT_S,
+        stdin=subprocess.DEVNULL,
+        check=False,
     )
     ready = data / "runtime" / version / ".ready"
     if done.returncode != 0 or not ready.exists():
@@ -145,11 +156,18 @@ def plugin_runtime(claude_bin, e2e_root) -> Path:
     python = linked / "runtime" / version / "bin" / "python"
     check = subprocess.run(
         [str(python), "-I", "-c", "import sys, metacog.hook; print(sys.prefix)"],
-        env=env, capture_output=True, text=True, timeout=60, check=False,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     if check.returncode != 0:
-        pytest.fail(f"the prepared runtime does not work through a symlink ({python}):\n"
-                    f"{check.stdout}{check.stderr}", pytrace=False)
+        pytest.fail(
+            f"the prepared runtime does not work through a symlink ({python}):\n"
+            f"{check.stdout}{check.stderr}",
+            pytrace=False,
+        )
     return data
 
 
@@ -165,4 +183,3 @@ def metacog_claude(claude, plugin_runtime) -> ClaudeHarness:
     claude.link_runtime(plugin_runtime)
     claude.plugin_dir = REPO_ROOT
     return claude
-

@@ -173,7 +173,12 @@ class ModelServer:
         for call in turn:
             tool_id = call.get("id") or f"toolu_e2e_{next(self._ids):04d}"
             blocks.append(
-                {"type": "tool_use", "id": tool_id, "name": call["name"], "input": call.get("input", {})}
+                {
+                    "type": "tool_use",
+                    "id": tool_id,
+                    "name": call["name"],
+                    "input": call.get("input", {}),
+                }
             )
         return blocks, "tool_use"
 
@@ -250,11 +255,19 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if path != "/v1/messages":
             server._record(self._rec(body, "other"))
-            self._send_json(404, {"type": "error", "error": {"type": "not_found_error", "message": path}})
+            self._send_json(
+                404, {"type": "error", "error": {"type": "not_found_error", "message": path}}
+            )
             return
         if not isinstance(body, dict):
             server._record(self._rec(body, "other"))
-            self._send_json(400, {"type": "error", "error": {"type": "invalid_request_error", "message": "bad json"}})
+            self._send_json(
+                400,
+                {
+                    "type": "error",
+                    "error": {"type": "invalid_request_error", "message": "bad json"},
+                },
+            )
             return
 
         if is_agent_request(body):
@@ -299,20 +312,55 @@ class _Handler(BaseHTTPRequestHandler):
         event("message_start", {"type": "message_start", "message": start})
         for index, block in enumerate(message["content"]):
             if block["type"] == "text":
-                event("content_block_start", {"type": "content_block_start", "index": index,
-                                              "content_block": {"type": "text", "text": ""}})
-                event("content_block_delta", {"type": "content_block_delta", "index": index,
-                                              "delta": {"type": "text_delta", "text": block["text"]}})
+                event(
+                    "content_block_start",
+                    {
+                        "type": "content_block_start",
+                        "index": index,
+                        "content_block": {"type": "text", "text": ""},
+                    },
+                )
+                event(
+                    "content_block_delta",
+                    {
+                        "type": "content_block_delta",
+                        "index": index,
+                        "delta": {"type": "text_delta", "text": block["text"]},
+                    },
+                )
             else:
-                event("content_block_start", {"type": "content_block_start", "index": index,
-                                              "content_block": {"type": "tool_use", "id": block["id"],
-                                                                "name": block["name"], "input": {}}})
-                event("content_block_delta", {"type": "content_block_delta", "index": index,
-                                              "delta": {"type": "input_json_delta",
-                                                        "partial_json": json.dumps(block["input"])}})
+                event(
+                    "content_block_start",
+                    {
+                        "type": "content_block_start",
+                        "index": index,
+                        "content_block": {
+                            "type": "tool_use",
+                            "id": block["id"],
+                            "name": block["name"],
+                            "input": {},
+                        },
+                    },
+                )
+                event(
+                    "content_block_delta",
+                    {
+                        "type": "content_block_delta",
+                        "index": index,
+                        "delta": {
+                            "type": "input_json_delta",
+                            "partial_json": json.dumps(block["input"]),
+                        },
+                    },
+                )
             event("content_block_stop", {"type": "content_block_stop", "index": index})
-        event("message_delta", {"type": "message_delta",
-                                "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
-                                "usage": {"output_tokens": usage["output_tokens"]}})
+        event(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+                "usage": {"output_tokens": usage["output_tokens"]},
+            },
+        )
         event("message_stop", {"type": "message_stop"})
         self.wfile.flush()

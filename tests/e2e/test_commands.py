@@ -24,8 +24,10 @@ from claude_harness import ClaudeHarness, SessionResult, plugin_version
 
 pytestmark = pytest.mark.e2e
 
-FAILING = {"name": "Bash", "input": {"command": 'python3 -c "import nosuchmodule_xyz"',
-                                     "description": "Check the import"}}
+FAILING = {
+    "name": "Bash",
+    "input": {"command": 'python3 -c "import nosuchmodule_xyz"', "description": "Check the import"},
+}
 
 
 def slash(h: ClaudeHarness, command: str, monkeypatch: pytest.MonkeyPatch) -> SessionResult:
@@ -39,7 +41,9 @@ def slash(h: ClaudeHarness, command: str, monkeypatch: pytest.MonkeyPatch) -> Se
 
 
 def failing_session(h: ClaudeHarness, failures: int = 3) -> SessionResult:
-    result = h.run([[FAILING] for _ in range(failures)] + ["I give up."], prompt="Make the import check pass.")
+    result = h.run(
+        [[FAILING] for _ in range(failures)] + ["I give up."], prompt="Make the import check pass."
+    )
     assert result.returncode == 0 and not result.timed_out, result.describe()
     assert len(result.requests) == failures + 1, result.describe()
     return result
@@ -48,8 +52,15 @@ def failing_session(h: ClaudeHarness, failures: int = 3) -> SessionResult:
 def runtime_cli(h: ClaudeHarness, *args: str) -> subprocess.CompletedProcess:
     """The runtime's own `metacog`, as the person would run it in the project."""
     python = h.plugin_data_dir() / "runtime" / plugin_version() / "bin" / "python"
-    return subprocess.run([str(python), "-I", "-m", "metacog", *args], cwd=h.project, env=h.env(), check=False,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [str(python), "-I", "-m", "metacog", *args],
+        cwd=h.project,
+        env=h.env(),
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_status_reaches_the_model(metacog_claude: ClaudeHarness, monkeypatch: pytest.MonkeyPatch):
@@ -63,7 +74,9 @@ def test_status_reaches_the_model(metacog_claude: ClaudeHarness, monkeypatch: py
     assert "Traceback" not in text
 
 
-def test_bare_command_shows_the_current_status(metacog_claude: ClaudeHarness, monkeypatch: pytest.MonkeyPatch):
+def test_bare_command_shows_the_current_status(
+    metacog_claude: ClaudeHarness, monkeypatch: pytest.MonkeyPatch
+):
     failing_session(metacog_claude)
     text = slash(metacog_claude, "/metacog", monkeypatch).text(0)
     assert "Senses" in text and "nociception" in text, text[-3000:]
@@ -76,10 +89,13 @@ def test_doctor_reaches_the_model(metacog_claude: ClaudeHarness, monkeypatch: py
     assert "hooks registered for" in text, text[-3000:]
 
 
-def test_wrong_arguments_reach_the_model_as_one_line(metacog_claude: ClaudeHarness,
-                                                      monkeypatch: pytest.MonkeyPatch):
+def test_wrong_arguments_reach_the_model_as_one_line(
+    metacog_claude: ClaudeHarness, monkeypatch: pytest.MonkeyPatch
+):
     text = slash(metacog_claude, "/metacog config get nociception.observe", monkeypatch).text(0)
-    assert "metacog: unknown setting 'nociception.observe'; closest: nociception.observe_at" in text, text[-3000:]
+    assert (
+        "metacog: unknown setting 'nociception.observe'; closest: nociception.observe_at" in text
+    ), text[-3000:]
     assert "Traceback" not in text
 
 
@@ -94,8 +110,9 @@ def test_missing_runtime_is_explained(claude: ClaudeHarness, monkeypatch: pytest
     assert "start a new Claude Code session" in text
 
 
-def test_forget_removes_a_rule_from_the_next_digest(metacog_claude: ClaudeHarness,
-                                                    monkeypatch: pytest.MonkeyPatch):
+def test_forget_removes_a_rule_from_the_next_digest(
+    metacog_claude: ClaudeHarness, monkeypatch: pytest.MonkeyPatch
+):
     ready = runtime_cli(metacog_claude, "status", "--json")
     assert ready.returncode == 0, ready.stdout + ready.stderr
     assert not json.loads(ready.stdout).get("rules_unavailable"), ready.stdout
@@ -109,7 +126,9 @@ def test_forget_removes_a_rule_from_the_next_digest(metacog_claude: ClaudeHarnes
             break
     assert rule in learned, f"{rule} was not learned after four error loops; rules: {learned}"
     before = metacog_claude.run(["Ok."], prompt="Say hello.")
-    assert before.mentions(rule, 0), "the digest did not carry the rule before forget:\n" + before.describe()
+    assert before.mentions(rule, 0), (
+        "the digest did not carry the rule before forget:\n" + before.describe()
+    )
 
     forgot = slash(metacog_claude, f"/metacog forget {rule}", monkeypatch)
     assert f"Forgot {rule}" in forgot.text(0), forgot.text(0)[-3000:]
@@ -123,16 +142,32 @@ def test_forget_removes_a_rule_from_the_next_digest(metacog_claude: ClaudeHarnes
 def test_a_missing_cli_fails_the_run_where_e2e_is_required(tmp_path: Path):
     """.ci/run (CI and the README's test command) requires the e2e tests: a missing CLI is a
     failure there, and a skip only on a bare `pytest` run without CI."""
-    assert "\nexport METACOG_REQUIRE_E2E=1\n" in (claude_harness.REPO_ROOT / ".ci" / "run").read_text()
+    assert (
+        "\nexport METACOG_REQUIRE_E2E=1\n" in (claude_harness.REPO_ROOT / ".ci" / "run").read_text()
+    )
     env = {k: v for k, v in os.environ.items() if k not in ("CI", "METACOG_REQUIRE_E2E")}
     env[claude_harness.CLAUDE_BIN_ENV] = str(tmp_path / "no-such-claude")
 
     def run(extra: dict[str, str], name: str) -> subprocess.CompletedProcess:
         return subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--basetemp", str(tmp_path / name),
-             f"{Path(__file__).resolve()}::test_doctor_reaches_the_model"],
-            cwd=claude_harness.REPO_ROOT, env={**env, **extra}, capture_output=True, text=True,
-            timeout=120, check=False)
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "--basetemp",
+                str(tmp_path / name),
+                f"{Path(__file__).resolve()}::test_doctor_reaches_the_model",
+            ],
+            cwd=claude_harness.REPO_ROOT,
+            env={**env, **extra},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
 
     for var in ("METACOG_REQUIRE_E2E", "CI"):
         done = run({var: "1"}, var)

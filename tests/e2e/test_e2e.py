@@ -84,26 +84,38 @@ def test_a_batch_of_calls_at_once_is_heard(metacog_claude: ClaudeHarness):
     is one attempt where Claude Code wrote its response before the hooks ran, several where
     it had not (tests/test_nociception.py pins both)."""
     batch = [bash(FAILING_COMMAND, "Check the import") for _ in range(4)]
-    result = metacog_claude.run([batch, batch, batch, "I give up."], prompt="Make the import check pass.")
+    result = metacog_claude.run(
+        [batch, batch, batch, "I give up."], prompt="Make the import check pass."
+    )
     assert result.returncode == 0 and not result.timed_out, result.describe()
     assert len(result.requests) == 4, result.describe()
-    assert len([b for b in tool_results(result.requests[-1]) if b.get("is_error") is True]) == 12, result.describe()
+    assert len([b for b in tool_results(result.requests[-1]) if b.get("is_error") is True]) == 12, (
+        result.describe()
+    )
     assert result.first_request_mentioning("metacog") in (1, 2, 3), result.describe()
     assert "Traceback" not in metacog_claude.hook_stderr(), metacog_claude.hook_stderr()
 
 
-def test_the_resident_process_answers_inside_the_session(metacog_claude: ClaudeHarness, plugin_runtime: Path):
+def test_the_resident_process_answers_inside_the_session(
+    metacog_claude: ClaudeHarness, plugin_runtime: Path
+):
     """Between SessionStart and SessionEnd the calls go to the resident process
     (metacog/resident.py). The session's first call waits for its socket, then moves
     the runtime's interpreter away: from there run.sh cannot run the hook itself, so
     the failure loop reaching the model is the resident process's doing."""
     runtime = plugin_runtime / "runtime" / plugin_version()
     python, away = runtime / "bin" / "python", runtime / "bin" / "python.away"
-    metacog_claude.extra_env["E2E_RUNTIME"] = str(runtime)  # not in the command: paths reach the model
-    prepare = ('i=0; while [ ! -S "$E2E_RUNTIME/resident/hook.sock" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; '
-               'mv "$E2E_RUNTIME/bin/python" "$E2E_RUNTIME/bin/python.away"')
+    metacog_claude.extra_env["E2E_RUNTIME"] = str(
+        runtime
+    )  # not in the command: paths reach the model
+    prepare = (
+        'i=0; while [ ! -S "$E2E_RUNTIME/resident/hook.sock" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; '
+        'mv "$E2E_RUNTIME/bin/python" "$E2E_RUNTIME/bin/python.away"'
+    )
     try:
-        result = metacog_claude.run([[bash(prepare, "Prepare")], *failing_script()], prompt="Make the import check pass.")
+        result = metacog_claude.run(
+            [[bash(prepare, "Prepare")], *failing_script()], prompt="Make the import check pass."
+        )
     finally:
         if away.is_symlink() or away.exists():
             away.rename(python)
@@ -126,11 +138,28 @@ def test_normal_session_is_silent(metacog_claude: ClaudeHarness):
         [bash("ls -la", "List files")],
         [{"name": "Grep", "input": {"pattern": "return", "path": str(project)}}],
         [{"name": "Glob", "input": {"pattern": "**/*.py", "path": str(project)}}],
-        [{"name": "Edit", "input": {"file_path": str(app), "old_string": "return 41",
-                                    "new_string": "return 42"}}],
-        [bash("python3 -c 'import sys; sys.path.insert(0, \"src\"); import app; print(app.answer())'",
-              "Run it")],
-        [{"name": "Write", "input": {"file_path": str(notes), "content": "# Notes\nanswer is 42\n"}}],
+        [
+            {
+                "name": "Edit",
+                "input": {
+                    "file_path": str(app),
+                    "old_string": "return 41",
+                    "new_string": "return 42",
+                },
+            }
+        ],
+        [
+            bash(
+                "python3 -c 'import sys; sys.path.insert(0, \"src\"); import app; print(app.answer())'",
+                "Run it",
+            )
+        ],
+        [
+            {
+                "name": "Write",
+                "input": {"file_path": str(notes), "content": "# Notes\nanswer is 42\n"},
+            }
+        ],
         [bash("git status --short", "Show status")],
         "All done: the answer is 42.",
     ]
@@ -167,12 +196,16 @@ def test_plugin_validate_clean(claude: ClaudeHarness):
     try:
         report = json.loads(done.stdout)
     except ValueError:
-        pytest.fail(f"validate --json printed no JSON (exit {done.returncode}):\n{done.stdout}\n{done.stderr}")
+        pytest.fail(
+            f"validate --json printed no JSON (exit {done.returncode}):\n{done.stdout}\n{done.stderr}"
+        )
     problems = []
     for part in [report.get("manifest") or {}, *(report.get("contents") or [])]:
         for kind in ("errors", "warnings"):
             for item in part.get(kind) or []:
-                problems.append(f"{part.get('file')}: {kind[:-1]}: {item.get('path')}: {item.get('message')}")
+                problems.append(
+                    f"{part.get('file')}: {kind[:-1]}: {item.get('path')}: {item.get('message')}"
+                )
     assert report.get("success") is True and not problems, "\n".join(problems) or done.stdout
     assert done.returncode == 0, done.stderr
 
@@ -183,7 +216,9 @@ def test_plugin_validate_clean(claude: ClaudeHarness):
     lines = [line.strip() for line in text.stdout.splitlines() if line.strip()]
     assert lines and lines[-1] == "✔ Validation passed", text.stdout
     validation_part = text.stdout.split("Plugin directory checks")[0]
-    found = re.findall(r"^[ \t]*\S+ Found \d+ (?:warning|error|problem)s?\b.*$", validation_part, re.MULTILINE)
+    found = re.findall(
+        r"^[ \t]*\S+ Found \d+ (?:warning|error|problem)s?\b.*$", validation_part, re.MULTILINE
+    )
     assert not found, validation_part
 
 
@@ -196,8 +231,11 @@ def test_plugin_directory_checks_clean(claude: ClaudeHarness):
     done = _validate(claude, "--json")
     report = json.loads(done.stdout)
     findings = (report.get("directory") or {}).get("findings") or []
-    bad = [f"{f.get('severity')}: {f.get('code')}: {f.get('message')}" for f in findings
-           if f.get("severity") in ("error", "warning") or f.get("blocking")]
+    bad = [
+        f"{f.get('severity')}: {f.get('code')}: {f.get('message')}"
+        for f in findings
+        if f.get("severity") in ("error", "warning") or f.get("blocking")
+    ]
     assert not bad, "\n".join(bad)
 
 
@@ -223,8 +261,9 @@ def test_clean_install_bootstraps_runtime(claude: ClaudeHarness):
     data = claude.home / ".claude" / "plugins" / "data" / f"{PLUGIN_NAME}-{market}"
     assert not (data / "runtime").exists()
     # Generous: this session's SessionStart creates a venv and pip-installs metacog.
-    result = claude.run(failing_script(), prompt="Make the import check pass.",
-                        plugin_dir=None, timeout=480)
+    result = claude.run(
+        failing_script(), prompt="Make the import check pass.", plugin_dir=None, timeout=480
+    )
     ready = data / "runtime" / version / ".ready"
     log = data / "bootstrap.log"
     assert ready.exists(), (

@@ -15,14 +15,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from claude_harness import ClaudeHarness, clean_copy, request_text, tool_result_text, tool_results
 from model_server import ModelServer
 
-AGENT_BODY = {"model": "claude-x", "max_tokens": 32000, "stream": False,
-              "tools": [{"name": "Bash", "input_schema": {"type": "object"}}],
-              "messages": [{"role": "user", "content": "hi"}]}
+AGENT_BODY = {
+    "model": "claude-x",
+    "max_tokens": 32000,
+    "stream": False,
+    "tools": [{"name": "Bash", "input_schema": {"type": "object"}}],
+    "messages": [{"role": "user", "content": "hi"}],
+}
 
 
 def _post(server: ModelServer, body: dict, path: str = "/v1/messages?beta=true"):
-    req = urllib.request.Request(server.url + path, data=json.dumps(body).encode(),
-                                 headers={"content-type": "application/json"}, method="POST")
+    req = urllib.request.Request(
+        server.url + path,
+        data=json.dumps(body).encode(),
+        headers={"content-type": "application/json"},
+        method="POST",
+    )
     with urllib.request.urlopen(req, timeout=10) as resp:
         return resp.headers.get("content-type"), resp.read().decode()
 
@@ -43,7 +51,9 @@ def test_non_stream_turns_then_fallback():
         _, third = _post(server, AGENT_BODY)
     first, second, third = map(json.loads, (first, second, third))
     assert first["stop_reason"] == "tool_use"
-    assert first["content"][0]["name"] == "Bash" and first["content"][0]["input"] == {"command": "ls"}
+    assert first["content"][0]["name"] == "Bash" and first["content"][0]["input"] == {
+        "command": "ls"
+    }
     assert first["usage"]["input_tokens"] > 0 and first["usage"]["output_tokens"] > 0
     assert second["content"] == [{"type": "text", "text": "final words"}]
     assert second["stop_reason"] == "end_turn"
@@ -52,7 +62,12 @@ def test_non_stream_turns_then_fallback():
 
 
 def test_stream_events():
-    script = [[{"name": "Read", "input": {"file_path": "/x"}}, {"name": "Bash", "input": {"command": "ls"}}]]
+    script = [
+        [
+            {"name": "Read", "input": {"file_path": "/x"}},
+            {"name": "Bash", "input": {"command": "ls"}},
+        ]
+    ]
     with ModelServer(script) as server:
         ctype, text = _post(server, dict(AGENT_BODY, stream=True))
     assert ctype.startswith("text/event-stream")
@@ -67,11 +82,23 @@ def test_stream_events():
 
 def test_side_requests_do_not_consume_turns():
     with ModelServer(["scripted"]) as server:
-        _post(server, {"model": "m", "max_tokens": 1, "messages": [{"role": "user", "content": "quota"}]})
-        _post(server, {"model": "m", "max_tokens": 512, "tools": AGENT_BODY["tools"],
-                       "messages": [{"role": "user", "content": "title?"}]})
+        _post(
+            server,
+            {"model": "m", "max_tokens": 1, "messages": [{"role": "user", "content": "quota"}]},
+        )
+        _post(
+            server,
+            {
+                "model": "m",
+                "max_tokens": 512,
+                "tools": AGENT_BODY["tools"],
+                "messages": [{"role": "user", "content": "title?"}],
+            },
+        )
         _post(server, {"model": "m", "messages": []}, path="/v1/messages/count_tokens")
-        urllib.request.urlopen(urllib.request.Request(server.url + "/api/hello", method="HEAD"), timeout=10)
+        urllib.request.urlopen(
+            urllib.request.Request(server.url + "/api/hello", method="HEAD"), timeout=10
+        )
         _, body = _post(server, AGENT_BODY)
     assert json.loads(body)["content"][0]["text"] == "scripted"
     assert [r.kind for r in server.requests] == ["side", "side", "count_tokens", "other", "agent"]
@@ -82,10 +109,34 @@ def test_request_text_covers_every_channel():
     body = {
         "system": [{"type": "text", "text": "SYS"}],
         "messages": [
-            {"role": "user", "content": [{"type": "text", "text": "<system-reminder>REMINDER</system-reminder>"}]},
-            {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "Bash", "input": {"command": "CMD"}}]},
-            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": [{"type": "text", "text": "RESULT"}]}]},
-            {"role": "system", "content": [{"type": "text", "text": "PostToolUse:Bash hook additional context: CTX"}]},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "<system-reminder>REMINDER</system-reminder>"}
+                ],
+            },
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_use", "id": "t", "name": "Bash", "input": {"command": "CMD"}}
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "t",
+                        "content": [{"type": "text", "text": "RESULT"}],
+                    }
+                ],
+            },
+            {
+                "role": "system",
+                "content": [
+                    {"type": "text", "text": "PostToolUse:Bash hook additional context: CTX"}
+                ],
+            },
             {"role": "user", "content": "PLAIN"},
         ],
     }
@@ -111,7 +162,12 @@ def test_clean_copy_skips_junk(tmp_path):
 def test_plain_session_without_plugin(claude: ClaudeHarness):
     target = claude.project / "README.txt"
     script = [
-        [{"name": "Bash", "input": {"command": "echo hello-from-bash", "description": "Say hello"}}],
+        [
+            {
+                "name": "Bash",
+                "input": {"command": "echo hello-from-bash", "description": "Say hello"},
+            }
+        ],
         [{"name": "Read", "input": {"file_path": str(target)}}],
         "Finished.",
     ]

@@ -27,7 +27,11 @@ def bash(command: str) -> list:
 
 def digest_in_first_request(result) -> str:
     assert result.returncode == 0 and not result.timed_out, result.describe()
-    blocks = [b for b in request_text_blocks(result.requests[0]) if "UserPromptSubmit hook additional context" in b]
+    blocks = [
+        b
+        for b in request_text_blocks(result.requests[0])
+        if "UserPromptSubmit hook additional context" in b
+    ]
     return "\n".join(blocks)
 
 
@@ -45,7 +49,12 @@ def test_a_loop_learned_injected_held_and_kept(metacog_claude: ClaudeHarness) ->
     assert [r["type"] for r in learned] == ["detection"], learned
 
     # Errors again, but different ones and then a fix: the rule held.
-    held = [bash("ls /no/such/dir"), bash('python3 -c "raise SystemExit(3)"'), bash("echo fixed"), "Done."]
+    held = [
+        bash("ls /no/such/dir"),
+        bash('python3 -c "raise SystemExit(3)"'),
+        bash("echo fixed"),
+        "Done.",
+    ]
     second = metacog_claude.run(held)
     digest = digest_in_first_request(second)
     assert LESSON in digest and "seen 1×" in digest, digest

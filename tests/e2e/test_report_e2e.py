@@ -24,7 +24,12 @@ pytestmark = pytest.mark.e2e
 
 FIXTURE = REPO_ROOT / "tests" / "fixtures" / "transcript-live-2.1.328.jsonl"
 KEPT = ("user", "assistant", "attachment", "system")
-DROPPED_ATTACHMENTS = ("prompt_snapshot", "skill_listing", "agent_listing_delta", "deferred_tools_delta")
+DROPPED_ATTACHMENTS = (
+    "prompt_snapshot",
+    "skill_listing",
+    "agent_listing_delta",
+    "deferred_tools_delta",
+)
 
 
 def bash(command: str) -> list:
@@ -38,7 +43,9 @@ def kept(line: str) -> bool:
     return (entry.get("attachment") or {}).get("type") not in DROPPED_ATTACHMENTS
 
 
-def test_report_reads_what_metacog_said(metacog_claude: ClaudeHarness, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_report_reads_what_metacog_said(
+    metacog_claude: ClaudeHarness, monkeypatch: pytest.MonkeyPatch
+) -> None:
     notes = metacog_claude.project / "notes.txt"
     write = [{"name": "Write", "input": {"file_path": str(notes), "content": "ok\n"}}]
     script = [bash("cat notes.txt")] * 3 + [write, bash("cat notes.txt"), "Done."]
@@ -46,13 +53,21 @@ def test_report_reads_what_metacog_said(metacog_claude: ClaudeHarness, monkeypat
     assert result.returncode == 0 and not result.timed_out, result.describe()
     [transcript] = list((metacog_claude.home / ".claude" / "projects").rglob("*.jsonl"))
     lines = transcript.read_text().splitlines()
-    contexts = [json.loads(line)["attachment"] for line in lines
-                if '"hook_additional_context"' in line and json.loads(line).get("type") == "attachment"]
+    contexts = [
+        json.loads(line)["attachment"]
+        for line in lines
+        if '"hook_additional_context"' in line and json.loads(line).get("type") == "attachment"
+    ]
     said = [a for a in contexts if a.get("type") == "hook_additional_context"]
     assert said, "no hook_additional_context attachment in the transcript"
     first = said[0]
-    assert first["hookEvent"] == "PostToolUseFailure" and first["hookName"] == "PostToolUseFailure:Bash"
-    assert first["toolUseID"].startswith("toolu_") and first["content"][0].startswith("metacog: the same error 3")
+    assert (
+        first["hookEvent"] == "PostToolUseFailure"
+        and first["hookName"] == "PostToolUseFailure:Bash"
+    )
+    assert first["toolUseID"].startswith("toolu_") and first["content"][0].startswith(
+        "metacog: the same error 3"
+    )
 
     done = runtime_cli(metacog_claude, "report", str(transcript), "--json")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -61,7 +76,9 @@ def test_report_reads_what_metacog_said(metacog_claude: ClaudeHarness, monkeypat
     assert session["live"] and [s["sense"] for s in session["said"]] == ["nociception"], session
     [episode] = session["episodes"]
     # Said after the 3rd failing cat; the Write, then the cat that passes: 2 calls later.
-    assert (episode["side"], episode["calls_after"], episode["resolved"]) == ("spoke", 2, True), episode
+    assert (episode["side"], episode["calls_after"], episode["resolved"]) == ("spoke", 2, True), (
+        episode
+    )
     assert report["helped"]["spoke"]["ended"] == 1 and report["helped"]["silent"]["episodes"] == 0
 
     if os.environ.get("E2E_CAPTURE") == "1":

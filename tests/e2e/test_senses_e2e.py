@@ -28,7 +28,9 @@ def read(path: Path) -> list:
 
 
 def edit(path: Path, old: str, new: str) -> list:
-    return [{"name": "Edit", "input": {"file_path": str(path), "old_string": old, "new_string": new}}]
+    return [
+        {"name": "Edit", "input": {"file_path": str(path), "old_string": old, "new_string": new}}
+    ]
 
 
 def configure(claude: ClaudeHarness, toml: str) -> None:
@@ -50,7 +52,9 @@ def said(result: SessionResult) -> list[str]:
 
 def spoken(result: SessionResult, phrase: str) -> str:
     hits = [t for t in said(result) if phrase in t]
-    assert hits, f"no metacog text with {phrase!r}; metacog said {said(result)}\n{result.describe()}"
+    assert hits, (
+        f"no metacog text with {phrase!r}; metacog said {said(result)}\n{result.describe()}"
+    )
     return hits[0]
 
 
@@ -69,7 +73,11 @@ def test_nociception_hears_refused_edits_from_the_transcript(metacog_claude: Cla
     target.write_text("def f():\n    return 1\n")
     # Refusals fire no hook: the next calls read them from the transcript, which Claude Code
     # may write a call late; two calls after them leave it the time.
-    script = [read(target)] + [edit(target, f"return {n}00", "return 2") for n in (9, 9, 9)] + [bash("ls"), bash("pwd")]
+    script = (
+        [read(target)]
+        + [edit(target, f"return {n}00", "return 2") for n in (9, 9, 9)]
+        + [bash("ls"), bash("pwd")]
+    )
     result = metacog_claude.run([*script, "Done."])
     assert "String to replace not found" in spoken(result, "the same error 3 times in a row")
 
@@ -81,9 +89,14 @@ def test_habit_hears_the_same_refusal_on_three_files(metacog_claude: ClaudeHarne
     for n in range(3):
         target = metacog_claude.project / f"m{n}.py"
         target.write_text(f"x = {n}\n")
-        script += [read(target), edit(target, f"x = {n}  # guessed", f"x = {n + 10}"),
-                   edit(target, f"x = {n}", f"x = {n + 10}")]
-    result = metacog_claude.run([*script, bash("ls"), bash("pwd"), "Done."])  # read a late transcript line
+        script += [
+            read(target),
+            edit(target, f"x = {n}  # guessed", f"x = {n + 10}"),
+            edit(target, f"x = {n}", f"x = {n + 10}"),
+        ]
+    result = metacog_claude.run(
+        [*script, bash("ls"), bash("pwd"), "Done."]
+    )  # read a late transcript line
     assert "old_string is not in the file" in spoken(result, "this is the 3rd time this session")
 
 
