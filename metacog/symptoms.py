@@ -191,7 +191,7 @@ MISTAKES = (
             re.I | re.M,
         ),
         "missing-path",
-        "a path that does not exist from the working directory (check `pwd`; prefer absolute paths)",
+        "a path that does not exist from the working directory (check pwd; prefer absolute paths)",
     ),
 )
 _WHAT = {name: what for _, name, what in MISTAKES}
@@ -230,3 +230,23 @@ def describe(key: str) -> str:
     name, _, tool = key.partition(" ")
     what = _WHAT.get(name, name)
     return f"{what} ({tool})" if tool else what
+
+
+# What makes a line name something: a path or file, an identifier (snake_case, camelCase,
+# dotted, `a::b`), a quoted name, a code (ANN401, TS2345, E0425), an HTTP status. A line of
+# plain words and counts ("npm error", "- 5 errors", "Build failed") is the same whatever
+# went wrong: quoted as "the same problem" it tells the agent nothing (issue 17, class 1).
+_NAMED = re.compile(
+    r"[\w.-]*/[\w.-]+|\b[\w-]+\.[A-Za-z]\w{0,7}\b(?::\d+)?"  # a path, a file
+    r"|\b[A-Za-z]\w*_\w+|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*|\w::\w"  # identifiers
+    r"|`[^`\s][^`]*`|'[^'\s][^']{1,}'|\"[^\"\s][^\"]{1,}\"|‘[^’]+’|“[^”]+”"  # quoted names
+    r"|\b[A-Z]{1,6}-?\d{2,6}\b|\b[A-Z]+\d+[A-Z]?\b"  # codes
+    r"|\([a-z][\w-]*\)\s*$|\[[a-z][\w/-]*\]"  # a linter's rule: `(bodyclose)`, `[no-unused-vars]`
+    r"|\b[45]\d\d\b(?=\s*[A-Z(:]|\s*$)|(?:status|code|HTTP)[ :=]*[45]\d\d\b"  # an HTTP status
+)
+
+
+def names_something(line: str) -> bool:
+    """Whether a problem line names what is wrong (see _NAMED), rather than only saying
+    that something is."""
+    return bool(_NAMED.search(line[:LINE_CAP]))
