@@ -54,6 +54,14 @@ _HIDDEN = re.compile(
     r"|(?:command |operation |request )?timed out|timeout (?:after|exceeded|of))"
 )
 _SUMMARY = re.compile(r"\b\d+ (?:failed|errors?)\b")  # inside a `==== … ====` line
+# A runner's own count of failures, indented or not (vitest's ` Test Files  1 failed | 50
+# passed`, mocha's `  2 failing`), a failing test it names (` FAIL  a.test.ts > suite > t`),
+# and the exception that says what failed in it (`AssertionError: expected …`).
+_COUNTED = re.compile(
+    r"\s*(?:(?:Test Files|Test Suites|Tests|Suites):?\s+)?[1-9]\d* (?:failed|failing)\b"
+    r"|\s?FAIL\s+\S+.* [>›] |\s?× \S+.* [>›] "
+)
+_RAISED = re.compile(r"[A-Z]\w*(?:Error|Exception): \S")
 HIDDEN_LINES = 12
 
 
@@ -96,15 +104,24 @@ def hidden_failure(tool: str, tool_input: dict, response: object) -> str:
         or not _RUNNERS.search(command[:500])
     ):
         return ""
-    said = []
+    said, counted = [], False
     for line in output.splitlines():
         line = line[:LINE_CAP]
-        if line[:1] in (" ", "\t"):
+        if _COUNTED.match(line):
+            counted = True
+        elif line[:1] in (" ", "\t"):
             continue  # a test's own name or log, indented under the runner's lines
-        if _HIDDEN.match(line) or (
-            line[:1] == "=" and line.endswith("=") and _SUMMARY.search(line)
+        elif not (
+            _HIDDEN.match(line)
+            or (line[:1] == "=" and line.endswith("=") and _SUMMARY.search(line))
+            or _RAISED.match(line)
         ):
-            said.append(line)
-            if len(said) >= HIDDEN_LINES:
-                break
+            continue
+        said.append(line.strip())
+        if len(said) >= HIDDEN_LINES:
+            break
+    # An exception alone may be what a passing run logs on purpose; with a runner's count
+    # of failures, or beside its own failure lines, it is what failed.
+    if not counted and all(_RAISED.match(line) for line in said):
+        return ""
     return "\n".join(said)

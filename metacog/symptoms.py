@@ -29,6 +29,9 @@ LINE_CAP = 400  # characters of one line looked at (a problem keeps PROBLEM_CAP 
 
 # A diagnostic names its place first: `path/file.ext:12:3: message`, `file.py:4 - error: …`.
 _PLACED = re.compile(r"^\s*\S*\.\w+:\d+(?::\d+)?(?::|\s+-)\s*\S")
+# A linter's rule code at the margin (`ANN401 Dynamically typed …`, `W292 No newline …`,
+# `SC2086`): a diagnostic whatever words follow, so no vocabulary of error words is needed.
+_CODED = re.compile(r"[A-Z][A-Z0-9]{0,5}\d{2,5}\b(?! *[:=|/])")
 _WORDS = re.compile(
     r"error|exception|fail|fatal|panic|denied|not found|no such|cannot|can't|couldn't|"
     r"undefined|invalid|unknown|missing|refused|forbidden|unauthori[sz]ed|timed? ?out|"
@@ -103,7 +106,9 @@ def problems(error: str) -> list[list]:
         elif _PLACED.match(bare):
             placed.append(bare)
         elif line[:1] not in (" ", "\t") and (
-            line.startswith("E   ") or _WORDS.search(_PATHS.sub(" ", bare[:WORD_REACH]))
+            line.startswith("E   ")
+            or _CODED.match(bare)
+            or _WORDS.search(_PATHS.sub(" ", bare[:WORD_REACH]))
         ):
             # A log record (`time=… level=ERROR msg=…`) is what the program under test said,
             # often on purpose: a problem only when nothing else names one.
@@ -124,7 +129,10 @@ def problems(error: str) -> list[list]:
         elif len(sort) >= 4 and len(out) < PROBLEMS_CAP and not _BANNER.match(sort):
             shown = _DIRS.sub("", said, 1)  # `detector.go:298:32: …`: the message, not the folders
             out[sort] = [sort, zlib.crc32(said.encode()), 1, shown[:PROBLEM_CAP]]
-    return list(out.values())
+    # Identity by contrast: where some lines name what broke, the ones that name nothing
+    # (`Test Files 1 failed | 50 passed`, `npm error`) are the summary every failure prints.
+    named = [p for p in out.values() if names_something(p[3])]
+    return named or list(out.values())
 
 
 def is_banner(line: str) -> bool:

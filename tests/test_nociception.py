@@ -196,4 +196,4 @@ def test_refusals_read_together_are_still_separate_attempts(tmp_path) -> None:
     for _ in range(3):
         log.refused_edit()
     probe = captured("PostToolUse", "Bash", transcript_path=str(log.path))
-    assert "String to replace not found" in agent_text(send(probe))
+    assert "old_string is not in the file" in agent_text(send(probe))

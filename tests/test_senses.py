@@ -202,7 +202,7 @@ def test_refused_edits_join_the_error_stream(tmp_path: Path) -> None:
             agent_text(send(read("/home/dev/project/src/app.py", transcript_path=str(log.path))))
         )
     assert said[:2] == ["", ""]
-    assert "String to replace not found" in said[2]
+    assert "old_string is not in the file" in said[2] and "`src/app.py`" in said[2]
 
 
 @pytest.mark.parametrize("kind", ["fifo", "devzero", "binary", "missing"])

@@ -153,10 +153,14 @@ def _keys(action: dict, call: int) -> list[tuple[str, str, int]]:
     if action.get("mistake"):
         mistake = action["mistake"]
         return [] if mistake in NOT_HABITS else [("m " + mistake, mistake, 0)]
+    from metacog.symptoms import names_something
+
     out = []
     for problem in action.get("problems") or []:
         if isinstance(problem, list) and len(problem) == 4:
             sort, place, lines, line = problem
+            if not names_something(line):
+                continue  # words every failure prints: never "the same problem is back"
             out.append((f"e {place}", line, place))
             if lines > 1:
                 out.append((f"k {call} {sort}", sort, place))

@@ -59,7 +59,7 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     if level and responses and responses <= mem.get("said_at", 0):
         return None
     mem["level"], mem["said_at"] = level + 1, responses
-    return _say(level + 1, count, mem.get("edits", 0), action.get("sig", ""), ctx)
+    return _say(level + 1, count, mem.get("edits", 0), action, ctx)
 
 
 def identity(action: dict) -> str:
@@ -140,9 +140,27 @@ ADVICE = (
 )
 
 
-def _say(level: int, count: int, edits: int, sig: str, ctx: Context) -> Signal:
-    """One observation of at most TEXT_CAP characters: the advice whole, the error's signature
-    and the other senses' readings in the room that is left."""
+def _quoted(action: dict, room: int) -> str:
+    """What failed, in words that name something: the error's signature where it names a
+    path, an identifier, a code (symptoms.names_something); Claude Code's refusal as its kind
+    of mistake; else the call itself. A line every failure prints (`npm error`, `This command
+    requires approval`) quoted as "the same error" tells the agent nothing (issue 17)."""
+    from metacog.symptoms import describe, names_something
+
+    sig = action.get("sig", "")
+    call = f"{action['tool']} `{short(action['target'], max(room // 2, 20))}`"
+    if action.get("mistake"):
+        said = f"{describe(action['mistake'])}, {call}"
+        return said if len(said) <= room else call
+    if names_something(sig):
+        return f"`{short(sig, room - 2)}`"
+    return call
+
+
+def _say(level: int, count: int, edits: int, action: dict, ctx: Context) -> Signal:
+    """One observation of at most TEXT_CAP characters: the advice whole, what failed and the
+    other senses' readings in the room that is left."""
+    sig = action.get("sig", "")
     what = f"the same error {count} times in a row"
     if edits:
         what += f", with {edits} edit{'s' if edits > 1 else ''} between attempts"
@@ -150,9 +168,9 @@ def _say(level: int, count: int, edits: int, sig: str, ctx: Context) -> Signal:
     readings = (
         ctx.readings(exclude=(NAME, "habit")) if level > 1 else ""
     )  # Habit counts the same errors
-    room = TEXT_CAP - len(what) - len(advice) - len(": ``. ")
+    room = TEXT_CAP - len(what) - len(advice) - len(": . ")
     context = f" ({readings})" if readings and len(readings) + 3 <= room - 40 else ""
-    text = f"{what}: `{short(sig, room - len(context))}`{context}. {advice}"
+    text = f"{what}: {_quoted(action, room - len(context))}{context}. {advice}"
     if level < 4:
         return Signal(NAME, text, INTERRUPT if level > 1 else OBSERVE)
     return Signal(

@@ -79,7 +79,7 @@ def test_nociception_hears_refused_edits_from_the_transcript(metacog_claude: Cla
         + [bash("ls"), bash("pwd")]
     )
     result = metacog_claude.run([*script, "Done."])
-    assert "String to replace not found" in spoken(result, "the same error 3 times in a row")
+    assert "old_string is not in the file" in spoken(result, "the same error 3 times in a row")
 
 
 def test_habit_hears_the_same_refusal_on_three_files(metacog_claude: ClaudeHarness) -> None:
