@@ -32,6 +32,7 @@ DEFAULTS: dict[str, dict[str, object]] = {
         "min_recent_bytes": 60000,
         "velocity_cooldown_calls": 40,
         "fill_warn": 0.70,
+        "soon_calls": 10,  # the level is said when compaction is this few calls away
         "context_window": 0,
     },
     "chronos": {"enabled": True, "minutes": 20, "calls": 40, "min_minutes_for_calls": 15},
@@ -100,6 +101,7 @@ LIMITS: dict[tuple[str, str], tuple[float, float]] = {
     ("o2", "baseline_calls"): (1, 1000),
     ("o2", "recent_calls"): (1, 20),
     ("o2", "fill_warn"): (0.05, 1),
+    ("o2", "soon_calls"): (1, 10_000),
     ("chronos", "minutes"): (1, 10_000),
     ("chronos", "calls"): (1, 100_000),
     ("vestibular", "same_action"): (2, 1000),

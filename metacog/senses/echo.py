@@ -109,6 +109,14 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     cfg = ctx.cfg[NAME]
     mem = memory(win, NAME)
     tool = action["tool"]
+    if not mem.get("tests") and (
+        (tool == "Bash" and test_command(action["target"]))
+        or (action.get("path") and is_test_file(action["target"]))
+    ):
+        # The project has tests this session can run: only then is "no test since" news.
+        # In projects whose sessions never run or touch a test, it was a quarter of what
+        # metacog said on quiet sessions (issue 17, class 5).
+        mem["tests"] = True
     if tool in EDIT_TOOLS and action.get("ok", True):
         path = action.get("path", "")
         if not is_code(path):
@@ -116,7 +124,8 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
         mem["edits"] = mem.get("edits", 0) + 1
         if not is_test_file(action["target"]):
             mem["source_edited"] = short(action["target"], 50)
-        if mem["edits"] == cfg["edits_without_tests"]:
+        if mem["edits"] >= cfg["edits_without_tests"] and mem.get("tests") and not mem.get("said"):
+            mem["said"] = True
             return Signal(
                 NAME,
                 f"{mem['edits']} edits since the project's tests last ran. "
@@ -135,8 +144,10 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
                 )
         else:
             mem.clear()  # the whole suite ran: nothing pending
+            mem["tests"] = True
             return None
         mem["edits"] = 0
+        mem.pop("said", None)
     return None
 
 

@@ -57,24 +57,44 @@ def _velocity(mem: dict, win: dict, cfg: dict) -> str:
     )
 
 
+SAMPLES_CAP = 8  # context readings kept to measure how fast it grows
+RATE_SPAN = 20  # calls over which the growth per call is measured
+
+
 def _fill(mem: dict, ctx: Context, cfg: dict) -> str:
+    """The context level, said only when it is news: when its growth over the last calls
+    predicts auto-compaction within `soon_calls` calls, or when it is already at the edge.
+    A session at 70% that grows slowly ends well; saying its level was most of what metacog
+    said on quiet sessions (issue 17, class 5)."""
     context = ctx.state.get("context") or {}
     tokens = context.get("tokens", 0)
-    if not tokens:
+    if not isinstance(tokens, int) or not tokens:
         return ""
+    calls = ctx.win.get("calls", 0)
+    samples = mem.get("samples")
+    if not isinstance(samples, list):
+        samples = mem["samples"] = []
+    if not samples or samples[-1][1] != tokens:
+        samples.append([calls, tokens])
+        del samples[:-SAMPLES_CAP]
     window = transcript.context_window(context.get("model", ""), cfg["context_window"])
     compact_at = transcript.autocompact_at(window)
     fill = tokens / window
-    level = 2 if tokens >= compact_at - window * 0.05 else 1 if fill >= cfg["fill_warn"] else 0
-    if level <= mem.get("fill_level", 0):
+    if fill < cfg["fill_warn"] or mem.get("fill_level", 0):
         return ""
-    mem["fill_level"] = level
+    past = [s for s in samples if isinstance(s, list) and len(s) == 2 and calls - s[0] <= RATE_SPAN]
+    rate = (tokens - past[0][1]) / (calls - past[0][0]) if past and calls > past[0][0] else 0.0
+    left = (compact_at - tokens) / rate if rate > 0 else float("inf")
+    at_edge = tokens >= compact_at - window * 0.02
+    if not at_edge and left > cfg["soon_calls"]:
+        return ""
+    mem["fill_level"] = 1
     used = f"{tokens // 1000}K of {window // 1000}K tokens ({fill:.0%})"
-    if level == 1:
-        return f"context is {used}. What could you hand to a subagent, or finish, before it fills?"
+    pace = f", growing about {rate / 1000:.1f}K per call" if rate > 0 and not at_edge else ""
+    when = f"in about {max(int(left), 1)} calls" if pace else "soon"
     return (
-        f"context is {used}; auto-compaction starts near {compact_at // 1000}K and will drop the detail of "
-        "this session. What must survive it? Write the state of the work down now."
+        f"context is {used}{pace}: auto-compaction near {compact_at // 1000}K starts {when} and "
+        "will drop the detail of this session. What must survive it? Write the state of the work down now."
     )
 
 
@@ -102,5 +122,7 @@ def reading(win: dict, ctx: Context) -> str:
 
 
 def on_compaction(win: dict) -> None:
-    """The real fill starts again from the next response: each level may be said anew."""
-    peek(win, NAME).pop("fill_level", None)
+    """The real fill starts again from the next response: the level may be said anew."""
+    mem = peek(win, NAME)
+    mem.pop("fill_level", None)
+    mem.pop("samples", None)
