@@ -206,16 +206,11 @@ def context_cost(tool: str, tool_input: dict, response: object, error: str) -> i
 def from_event(event: Event, now: float) -> dict:
     """An action record (schema SCHEMA) from a PostToolUse or PostToolUseFailure call."""
     tool, tool_input, response = event.tool, event.tool_input, event.response
-    if event.interrupted:
-        error, result = (
-            "",
-            0,
-        )  # the person stopped or refused the call: not a failure of the agent's
-    elif event.failed:
+    if event.failed:
         error, result = event.error, 0
     else:
         error = failure_text(response)
-        if not error and tool in ("Bash", "BashOutput", "TaskOutput"):
+        if not error and tool in ("Bash", "BashOutput", "TaskOutput", "Task", "Agent"):
             from metacog.hidden import hidden_failure
 
             error = hidden_failure(tool, tool_input, response)

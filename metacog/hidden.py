@@ -65,6 +65,22 @@ _RAISED = re.compile(r"[A-Z]\w*(?:Error|Exception): \S")
 HIDDEN_LINES = 12
 
 
+DELEGATING = ("Task", "Agent")
+_API_ERROR = re.compile(r"(?:API Error|Error)\b:? ")
+
+
+def _answer(response: dict) -> str:
+    """The text a subagent answered with (its `content` blocks)."""
+    content = response.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(
+            b["text"] for b in content[:4] if isinstance(b, dict) and isinstance(b.get("text"), str)
+        )
+    return ""
+
+
 def first_word(command: str) -> str:
     """The program a shell command runs first, past `cd … &&`, `VAR=value` and `env`."""
     for part in (
@@ -90,6 +106,11 @@ def hidden_failure(tool: str, tool_input: dict, response: object) -> str:
         return ""
     stdout, stderr = response.get("stdout"), response.get("stderr")
     output = "\n".join(v for v in (stdout, stderr) if isinstance(v, str))[-SCAN_CAP:]
+    if tool in DELEGATING:
+        # A subagent whose whole answer is an API error did not do the work (`API Error:
+        # Claude's response exceeded the 8000 output token maximum`): the call failed.
+        said = _answer(response).lstrip()[:LINE_CAP]
+        return said.split("\n", 1)[0] if _API_ERROR.match(said) else ""
     if tool in ("BashOutput", "TaskOutput"):
         code, status = response.get("exitCode"), response.get("status")
         if isinstance(code, int) and not isinstance(code, bool) and code != 0:

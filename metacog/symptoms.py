@@ -184,6 +184,22 @@ MISTAKES = (
         "a call a hook blocks",
     ),
     (
+        re.compile(r"user doesn't want to proceed|tool use was rejected", re.I),
+        "rejected",
+        "a call the person rejected (ask what they want instead of trying another way)",
+    ),
+    # A command that does not return: a server in the foreground, a prompt waiting for input.
+    (
+        re.compile(
+            r"^(?:error: )?command timed out after|^\[request interrupted by user|"
+            r"^(?:interrupted by user|the command was interrupted)",
+            re.I | re.M,
+        ),
+        "hung",
+        "a command that did not return (a server or a prompt waiting for input? run it in the "
+        "background, or pass the flag that answers the prompt)",
+    ),
+    (
         re.compile(r"old_string and new_string are exactly the same", re.I),
         "no-op-edit",
         "an Edit that changes nothing",
@@ -212,14 +228,16 @@ WITH_PROBLEMS = frozenset(
 
 
 def mistake(tool: str, error: str) -> str:
-    """The agent's own recurring kind of mistake this error shows ('' for none), keyed by tool
-    where the tool is the identity (a blocked WebSearch is not a blocked Bash)."""
+    """The agent's own recurring kind of mistake this error shows ('' for none), by the
+    obstacle, whichever tool met it."""
     head = error[:2000]
     for pattern, name, _ in MISTAKES:
         if name in SHELL_ONLY and (tool != "Bash" or not _relative_missing(pattern, head)):
             continue
         if pattern.search(head):
-            return f"{name} {tool}" if name in ("blocked", "no-such-tool", "hook-blocked") else name
+            # The obstacle, not the tool: a protected path tried with Bash, then Read, then
+            # Write is the same wall approached three ways (issue 17, class 2).
+            return name
     return ""
 
 
@@ -249,7 +267,12 @@ _NAMED = re.compile(
     r"|\b[A-Za-z]\w*_\w+|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*|\w::\w"  # identifiers
     r"|`[^`\s][^`]*`|'[^'\s][^']{1,}'|\"[^\"\s][^\"]{1,}\"|‘[^’]+’|“[^”]+”"  # quoted names
     r"|\b[A-Z]{1,6}-?\d{2,6}\b|\b[A-Z]+\d+[A-Z]?\b"  # codes
-    r"|\([a-z][\w-]*\)\s*$|\[[a-z][\w/-]*\]"  # a linter's rule: `(bodyclose)`, `[no-unused-vars]`
+    # A linter's rule: `(bodyclose)` at the end, `[no-unused-vars]` (a default like `[y]` or
+    # `[info]` in a prompt's text is not one).
+    r"|\([a-z][\w-]*\)\s*$|\[[a-z]\w*(?:[-/]\w+)+\]"
+    # A quantity that is not a tally of what failed: `the 8000 output token maximum`.
+    r"|\b\d{3,}\s+(?!(?:errors?|problems?|issues?|warnings?|failed|failures?|failing|passed|tests?"
+    r"|files?|skipped|items?|checks?)\b)[a-z]"
     r"|\b[45]\d\d\b(?=\s*[A-Z(:]|\s*$)|(?:status|code|HTTP)[ :=]*[45]\d\d\b"  # an HTTP status
 )
 
