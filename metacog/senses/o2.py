@@ -7,9 +7,25 @@ from metacog.senses.signal import Signal, memory, peek, short
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
-    from metacog.nervous import Context
+    from metacog.senses.contract import Context
 
 NAME = "o2"
+DEFAULTS = {
+    "enabled": True,
+    "velocity_factor": 3.0,
+    "baseline_calls": 10,
+    "recent_calls": 5,
+    "min_recent_bytes": 60000,
+    "velocity_cooldown_calls": 40,
+    "fill_warn": 0.70,
+    "context_window": 0,  # read by metacog.facts for the context's fill
+}
+LIMITS = {
+    "velocity_factor": (1, 1000),
+    "baseline_calls": (1, 1000),
+    "recent_calls": (1, 20),
+    "fill_warn": (0.05, 1),
+}
 LARGE = 15_000  # characters (~4K tokens): a call this size is "large"
 MIN_LARGE = 2  # a burst needs large results to name as its cause; many small ones are work
 
@@ -58,13 +74,10 @@ def _velocity(mem: dict, win: dict, cfg: dict) -> str:
 
 
 def _fill(mem: dict, ctx: Context, cfg: dict) -> str:
-    context = ctx.state.get("context") or {}
-    tokens = context.get("tokens", 0)
+    tokens, window, fill = ctx.tokens, ctx.window, ctx.fill  # metacog.facts
     if not tokens:
         return ""
-    window = transcript.context_window(context.get("model", ""), cfg["context_window"])
     compact_at = transcript.autocompact_at(window)
-    fill = tokens / window
     level = 2 if tokens >= compact_at - window * 0.05 else 1 if fill >= cfg["fill_warn"] else 0
     if level <= mem.get("fill_level", 0):
         return ""
@@ -78,11 +91,11 @@ def _fill(mem: dict, ctx: Context, cfg: dict) -> str:
     )
 
 
-def after_compaction(win: dict) -> str:
-    """What the agent had read most before its memory was compacted (for the next signal)."""
-    from metacog.senses import vestibular
-
-    top = vestibular.most_read(win, 3)
+def on_compaction(win: dict, ctx: Context) -> str:
+    """The real fill starts again from the next response: each level may be said anew. The
+    note: what the agent had read most before its memory was compacted."""
+    peek(win, NAME).pop("fill_level", None)
+    top = ctx.most_read(3)
     if not top:
         return ""
     files = ", ".join(f"{short(path.rsplit('/', 1)[-1], 40)} ({seen}×)" for path, seen in top)
@@ -93,14 +106,6 @@ def after_compaction(win: dict) -> str:
 
 
 def reading(win: dict, ctx: Context) -> str:
-    context = ctx.state.get("context") or {}
-    tokens = context.get("tokens", 0)
-    if not tokens:
+    if not ctx.tokens:
         return ""
-    window = transcript.context_window(context.get("model", ""), ctx.cfg[NAME]["context_window"])
-    return f"context {tokens // 1000}K/{window // 1000}K ({tokens / window:.0%})"
-
-
-def on_compaction(win: dict) -> None:
-    """The real fill starts again from the next response: each level may be said anew."""
-    peek(win, NAME).pop("fill_level", None)
+    return f"context {ctx.tokens // 1000}K/{ctx.window // 1000}K ({ctx.fill:.0%})"
