@@ -281,3 +281,37 @@ def names_something(line: str) -> bool:
     """Whether a problem line names what is wrong (see _NAMED), rather than only saying
     that something is."""
     return bool(_NAMED.search(line[:LINE_CAP]))
+
+
+def identity(action: dict) -> str:
+    """What makes two errors "the same error".
+
+    A refusal is its kind of mistake: "File has not been read yet" on thirteen files is one
+    loop; an Edit whose old_string does not match (not found, or found twice) is one loop
+    per file. Otherwise the signature; where it starts with a banner ("FAIL pkg [build
+    failed]" is the same whatever broke), the problems the error names (metacog.symptoms),
+    to the letter. The target joins the signature where the signature names nothing (a bare exit code) or
+    where the file is the identity (three different missing files are exploring).
+    """
+    from metacog.action import FILE_TOOLS  # metacog.action imports this module
+
+    mistake = action.get("mistake", "")
+    if mistake in EDIT_MISMATCH:
+        return f"edit-mismatch {action.get('path') or action['target']}"
+    if mistake == "missing-path":
+        return f"{mistake} {action['tool']} {action['target']}"  # the same command: a wrong cwd
+    if mistake:
+        return mistake
+    sig = action.get("sig", "")
+    if action.get("refused"):
+        return sig
+    problems = [
+        str(p[1]) for p in action.get("problems") or [] if isinstance(p, list) and len(p) == 4
+    ]
+    if problems and is_banner(sig.split(" | ", 1)[0]):
+        # Every problem, to the letter: one fixed of several is a new error, not the same.
+        return "problems " + " ".join(sorted(problems))
+    named = [part for part in sig.split(" | ") if not part.startswith("exit ")]
+    if action["tool"] in FILE_TOOLS or not named:
+        return f"{action['tool']} {action['target']} | {sig}"
+    return sig

@@ -5,7 +5,7 @@ loop sense (Nociception, Habit, Vestibular) spoke, or would have spoken, in the 
 
 - On an error (the call it spoke after failed): the members are the failures, in the
   same window (the main agent, or one subagent), that Nociception calls the same error
-  (`nociception.identity`) or that repeat a failing call's tool+target (the same
+  (`symptoms.identity`) or that repeat a failing call's tool+target (the same
   command failing again with a new finding). Up to GAP - 1 calls on other things may
   lie between two members (reads, edits, other errors: fixing between attempts). It
   begins at the first member and ends at the call that ended it: one of the failing
@@ -21,7 +21,7 @@ cost, never in "calls until it ended".
 
 from __future__ import annotations
 
-from metacog.senses import nociception
+from metacog.symptoms import identity
 
 LOOP_SENSES = ("nociception", "habit", "vestibular")
 GAP = 12  # hand-labelled loops (../shared/transcripts/LABELS.md) rerun every 4 to 11 calls
@@ -39,14 +39,7 @@ def _key(call: dict) -> tuple[str, str]:
 
 
 def _identity(call: dict) -> str:
-    try:
-        return nociception.identity(call)
-    except (
-        AttributeError,
-        KeyError,
-        TypeError,
-    ):  # the sense's own notion moved: the signature alone
-        return call.get("sig", "")
+    return identity(call)
 
 
 def _window(calls: list[dict], agent: str) -> list[int]:

@@ -7,9 +7,11 @@ from metacog.senses.signal import Signal, memory, peek, short
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
-    from metacog.nervous import Context
+    from metacog.senses.contract import Context
 
 NAME = "echo"
+DEFAULTS = {"enabled": True, "edits_without_tests": 12}
+LIMITS = {"edits_without_tests": (1, 10_000)}
 TEST_COMMANDS = (
     "pytest",
     "py.test",

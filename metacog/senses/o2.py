@@ -7,9 +7,27 @@ from metacog.senses.signal import Signal, memory, peek, short
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
-    from metacog.nervous import Context
+    from metacog.senses.contract import Context
 
 NAME = "o2"
+DEFAULTS = {
+    "enabled": True,
+    "velocity_factor": 3.0,
+    "baseline_calls": 10,
+    "recent_calls": 5,
+    "min_recent_bytes": 60000,
+    "velocity_cooldown_calls": 40,
+    "fill_warn": 0.70,
+    "soon_calls": 10,  # the level is said when compaction is this few calls away
+    "context_window": 0,  # read by metacog.facts for the context's fill
+}
+LIMITS = {
+    "velocity_factor": (1, 1000),
+    "baseline_calls": (1, 1000),
+    "recent_calls": (1, 20),
+    "fill_warn": (0.05, 1),
+    "soon_calls": (1, 10_000),
+}
 LARGE = 15_000  # characters (~4K tokens): a call this size is "large"
 MIN_LARGE = 2  # a burst needs large results to name as its cause; many small ones are work
 
@@ -66,9 +84,8 @@ def _fill(mem: dict, ctx: Context, cfg: dict) -> str:
     predicts auto-compaction within `soon_calls` calls, or when it is already at the edge.
     A session at 70% that grows slowly ends well; saying its level was most of what metacog
     said on quiet sessions (issue 17, class 5)."""
-    context = ctx.state.get("context") or {}
-    tokens = context.get("tokens", 0)
-    if not isinstance(tokens, int) or not tokens:
+    tokens, window, fill = ctx.tokens, ctx.window, ctx.fill  # metacog.facts
+    if not tokens:
         return ""
     calls = ctx.win.get("calls", 0)
     samples = mem.get("samples")
@@ -77,11 +94,9 @@ def _fill(mem: dict, ctx: Context, cfg: dict) -> str:
     if not samples or samples[-1][1] != tokens:
         samples.append([calls, tokens])
         del samples[:-SAMPLES_CAP]
-    window = transcript.context_window(context.get("model", ""), cfg["context_window"])
-    compact_at = transcript.autocompact_at(window)
-    fill = tokens / window
     if fill < cfg["fill_warn"] or mem.get("fill_level", 0):
         return ""
+    compact_at = transcript.autocompact_at(window)
     past = [s for s in samples if isinstance(s, list) and len(s) == 2 and calls - s[0] <= RATE_SPAN]
     rate = (tokens - past[0][1]) / (calls - past[0][0]) if past and calls > past[0][0] else 0.0
     left = (compact_at - tokens) / rate if rate > 0 else float("inf")
@@ -98,11 +113,13 @@ def _fill(mem: dict, ctx: Context, cfg: dict) -> str:
     )
 
 
-def after_compaction(win: dict) -> str:
-    """What the agent had read most before its memory was compacted (for the next signal)."""
-    from metacog.senses import vestibular
-
-    top = vestibular.most_read(win, 3)
+def on_compaction(win: dict, ctx: Context) -> str:
+    """The real fill starts again from the next response: each level may be said anew. The
+    note: what the agent had read most before its memory was compacted."""
+    mem = peek(win, NAME)
+    mem.pop("fill_level", None)
+    mem.pop("samples", None)
+    top = ctx.most_read(3)
     if not top:
         return ""
     files = ", ".join(f"{short(path.rsplit('/', 1)[-1], 40)} ({seen}×)" for path, seen in top)
@@ -113,16 +130,6 @@ def after_compaction(win: dict) -> str:
 
 
 def reading(win: dict, ctx: Context) -> str:
-    context = ctx.state.get("context") or {}
-    tokens = context.get("tokens", 0)
-    if not tokens:
+    if not ctx.tokens:
         return ""
-    window = transcript.context_window(context.get("model", ""), ctx.cfg[NAME]["context_window"])
-    return f"context {tokens // 1000}K/{window // 1000}K ({tokens / window:.0%})"
-
-
-def on_compaction(win: dict) -> None:
-    """The real fill starts again from the next response: the level may be said anew."""
-    mem = peek(win, NAME)
-    mem.pop("fill_level", None)
-    mem.pop("samples", None)
+    return f"context {ctx.tokens // 1000}K/{ctx.window // 1000}K ({ctx.fill:.0%})"
