@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable
+from typing import NamedTuple
 
 from metacog import state
 from metacog.fsutil import (
@@ -49,6 +50,28 @@ CACHE_PREFIXES = ("digest-", "retro-")  # per project, in <state dir>/learning
 MARK_CAP = 64 * 1024  # a `.done` mark lists at most one piece of evidence per rule and lesson
 MARK_SCHEMA = 2
 DAY = 86400.0
+
+
+class Job(NamedTuple):
+    """One session's evaluation: where its marks live, which session, its project, when."""
+
+    state_dir: str
+    sid: str
+    root: str
+    cfg: dict
+    now: float
+
+
+class Changes(NamedTuple):
+    """What one evaluation writes: to the project store (`records`), to the promotion index
+    (`for_index`, uncounting `superseded`), what an earlier killed evaluation still owed the
+    global store, and the evidence the journal records."""
+
+    records: list[dict]
+    for_index: list[dict]
+    superseded: list[dict]
+    owed: list[dict]
+    evidence: list[list[str]]
 
 
 def _mark(state_dir: str, session_id: str, kind: str) -> str:
@@ -140,17 +163,9 @@ def evaluate(state_dir: str, session_id: str, root_hint: str, cfg: dict, now: fl
         if cut_short or mark is None or mark.get("seen") != seen:
             written = 0
             if isinstance(summary, dict) and root:
+                job = Job(state_dir, sid, root, cfg, now)
                 evidence, written = _record(
-                    state_dir,
-                    sid,
-                    root,
-                    st,
-                    summary,
-                    active,
-                    cfg,
-                    now,
-                    evidence,
-                    journal if cut_short else None,
+                    job, st, summary, active, evidence, journal if cut_short else None
                 )
         # Rewritten when nothing changed too: the state's new `updated` is then known to say nothing new.
         atomic_write(
@@ -222,14 +237,10 @@ def _changes(
 
 
 def _record(
-    state_dir: str,
-    sid: str,
-    root: str,
+    job: Job,
     st: dict,
     summary: dict,
     active: set[str],
-    cfg: dict,
-    now: float,
     previous: list[list[str]],
     journal: dict | None,
 ) -> tuple[list[list[str]], int]:
@@ -241,7 +252,7 @@ def _record(
     by a killed evaluation: the store's own records then say what it holds for the session,
     the journal what the index counted and what was still owed to the global store.
     """
-    learn = settings.learning(cfg)
+    state_dir, sid, root, cfg, now = job
     # Dated when the session happened, not when it was evaluated.
     when = _number(summary.get("last_ts")) or _number(st.get("updated")) or now
     when = round(min(when, now), 3)
@@ -267,23 +278,15 @@ def _record(
     records, _ = _changes(previous, evidence, rec)
     for_index, superseded = _changes(counted, evidence, rec)
     if records or for_index or owed:
-        _write(state_dir, sid, root, learn, now, records, for_index, superseded, owed, evidence)
+        _write(job, Changes(records, for_index, superseded, owed, evidence))
     _retrospective(state_dir, root, summary, when)
     return evidence, len(records)
 
 
-def _write(
-    state_dir: str,
-    sid: str,
-    root: str,
-    learn: dict,
-    now: float,
-    records: list[dict],
-    for_index: list[dict],
-    superseded: list[dict],
-    owed: list[dict],
-    evidence: list[list[str]],
-) -> None:
+def _write(job: Job, changes: Changes) -> None:
+    state_dir, sid, root, cfg, now = job
+    records, for_index, superseded, owed, evidence = changes
+    learn = settings.learning(cfg)
     path = _mark(state_dir, sid, "writing")
     atomic_write(path, "{}")  # before the first append: from here on, the store's word counts
     try:
