@@ -479,17 +479,29 @@ def interpret_health(report: dict) -> list[dict]:
     return out
 
 
+# What still learns when a store cannot be written (evaluate._write goes on without it).
+_UNLEARNED = {
+    "project": " (this project's sessions still count towards promotion, in the index)",
+    "global": " (promoted rules wait in a journal until it is fixed)",
+}
+
+
 def _store_findings(scope: str, entry: dict) -> list[dict]:
     path = entry["path"]
-    if entry["refused"]:
-        from metacog.learning.store import PROJECT_DIR
+    if entry["reason"]:
+        from metacog.learning.store import FOLDER_REASONS
 
-        if scope == "project" and entry["refused"].startswith(PROJECT_DIR):
+        if scope == "project" and entry["reason"] in FOLDER_REASONS:
             fix = f"make {os.path.dirname(path)} a folder inside the project (not a file, nor a symlink out of it)"
         else:
             fix = f"remove what is there (rm -r {path}): metacog starts the store afresh and learns its rules again"
         return [
-            finding(PROBLEM, f"{scope} learned-rule store {path} not read: {entry['refused']}", fix)
+            finding(
+                PROBLEM,
+                f"{scope} learned-rule store {path} not read nor written: {entry['refused']}"
+                + _UNLEARNED[scope],
+                fix,
+            )
         ]
     if not entry["exists"]:
         return [finding(OK, f"{scope} learned-rule store: empty (no {path} yet)")]
@@ -513,7 +525,8 @@ def _store_findings(scope: str, entry: dict) -> list[dict]:
         out.append(
             finding(
                 PROBLEM,
-                f"{scope} learned-rule store {path} is too large: only its beginning is read",
+                f"{scope} learned-rule store {path} is too large: only its beginning is read, "
+                "nothing is added to it" + _UNLEARNED[scope],
                 f"delete it (rm {path}) and its rules are learned again",
             )
         )

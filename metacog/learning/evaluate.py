@@ -289,9 +289,14 @@ def _write(job: Job, changes: Changes) -> None:
     learn = settings.learning(cfg)
     path = _mark(state_dir, sid, "writing")
     atomic_write(path, "{}")  # before the first append: from here on, the store's word counts
+    project = store.locate(root)
     try:
+        if project.reason:
+            # A symlink in the store's place, a `.claude` leading out of the project: refused
+            # like a store that cannot be written, below.
+            raise store.Unreadable(store.explain(project.reason))
         store.append(
-            store.project_path(root),
+            project.path,
             records,
             now,
             learn["compact_bytes"],
@@ -301,13 +306,12 @@ def _write(job: Job, changes: Changes) -> None:
     except TimeoutError:
         raise
     except OSError as exc:
-        # A read-only checkout, a full disk: the project keeps nothing of this session, but the
-        # promotion index and the global store still learn, and the session counts as evaluated
-        # (it is not retried, and failing, at every SessionStart).
-        log_error(
-            state_dir,
-            f"learning: {store.project_path(root)} not written: {type(exc).__name__}: {exc}",
-        )
+        # A read-only checkout, a full disk, a folder, FIFO or symlink in the store's place, a
+        # store past its read cap: the project keeps nothing of this session, but the promotion
+        # index and the global store still learn, and the session counts as evaluated (it is
+        # not retried, and failing, at every SessionStart). `metacog doctor` names the store.
+        where = project.path or os.path.join(root, store.PROJECT_DIR, store.PROJECT_NAME)
+        log_error(state_dir, f"learning: {where} not written: {type(exc).__name__}: {exc}")
     to_global = owed + scopes.record(root, for_index, learn["promote_projects"], superseded)
     atomic_write(path, dumps({"index": evidence, "global": to_global}))
     store.append(

@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import stat
 import zlib
+from typing import NamedTuple
 
 from metacog import paths
 from metacog.fsutil import (
@@ -69,41 +70,74 @@ def global_path() -> str:
     return os.path.join(paths.data_dir(), GLOBAL_NAME)
 
 
+# Why a project's store is not used: a code to branch on, the text for people beside it.
+# The first four concern the project's `.claude` folder (the settings file shares it).
+NO_PROJECT = "no-project"
+FOLDER_UNREADABLE = "folder-unreadable"
+FOLDER_OUTSIDE = "folder-outside"
+FOLDER_NOT_DIR = "folder-not-dir"
+STORE_SYMLINK = "store-symlink"
+NOT_REGULAR = "not-regular"
+OPEN_FAILED = "open-failed"
+FOLDER_REASONS = frozenset({NO_PROJECT, FOLDER_UNREADABLE, FOLDER_OUTSIDE, FOLDER_NOT_DIR})
+_REASON_TEXT = {
+    NO_PROJECT: "no project",
+    FOLDER_UNREADABLE: f"{PROJECT_DIR} cannot be examined",
+    FOLDER_OUTSIDE: f"{PROJECT_DIR} is a symlink out of the project",
+    FOLDER_NOT_DIR: f"{PROJECT_DIR} is not a directory",
+    STORE_SYMLINK: "the store is a symlink",
+    NOT_REGULAR: "not a regular file",
+    OPEN_FAILED: "cannot be opened",
+}
+
+
+def explain(reason: str) -> str:
+    """The words for a reason code ('' for none)."""
+    return _REASON_TEXT.get(reason, reason)
+
+
+class Located(NamedTuple):
+    """Where a project's store is: `path`, or '' and the `reason` (a code above) it is not used."""
+
+    path: str
+    reason: str = ""
+
+
 def project_path(root: str) -> str:
     """`<root>/.claude/metacog-learnings.jsonl`, or '' where writing it would leave the project."""
-    return locate(root)[0]
+    return locate(root).path
 
 
-def locate(root: str) -> tuple[str, str]:
-    """(path of the project's store, '') or ('', why it is refused).
+def locate(root: str) -> Located:
+    """Where the project's store is, or why it is refused.
 
     A `.claude` that is a symlink is followed only if it resolves inside the project
     (a repository can commit a symlink to anywhere); a store that is itself a symlink
     is refused, and every open passes O_NOFOLLOW besides.
     """
     if not root:
-        return "", "no project"
+        return Located("", NO_PROJECT)
     folder = os.path.join(root, PROJECT_DIR)
     try:
         mode = os.lstat(folder).st_mode
     except FileNotFoundError:
-        return os.path.join(folder, PROJECT_NAME), ""
-    except OSError as exc:
-        return "", f"{PROJECT_DIR}: {type(exc).__name__}"
+        return Located(os.path.join(folder, PROJECT_NAME))
+    except OSError:
+        return Located("", FOLDER_UNREADABLE)
     if stat.S_ISLNK(mode):
         real_root = os.path.realpath(root)
         folder = os.path.realpath(folder)
         if not folder.startswith(real_root.rstrip(os.sep) + os.sep) or not os.path.isdir(folder):
-            return "", f"{PROJECT_DIR} is a symlink out of the project"
+            return Located("", FOLDER_OUTSIDE)
     elif not stat.S_ISDIR(mode):
-        return "", f"{PROJECT_DIR} is not a directory"
+        return Located("", FOLDER_NOT_DIR)
     path = os.path.join(folder, PROJECT_NAME)
     try:
         if stat.S_ISLNK(os.lstat(path).st_mode):
-            return "", "the store is a symlink"
+            return Located("", STORE_SYMLINK)
     except OSError:
         pass
-    return path, ""
+    return Located(path)
 
 
 def stamp(path: str) -> list[int] | None:
@@ -202,7 +236,7 @@ class Contents:
         self.unknown = 0
         self.partial = False  # a last line without its newline: an append in flight, or a crash
         self.truncated = False  # larger than READ_CAP: only the beginning was read
-        self.refused = ""  # why the file was not read (a symlink, not a regular file)
+        self.refused = ""  # why the file was not read: a reason code (explain() has the words)
         self.lines: list[tuple[str, int, object]] = []
         self.raw = b""
 
@@ -215,11 +249,11 @@ def _read_bytes(path: str, contents: Contents) -> bytes:
     except (OSError, Unreadable) as exc:
         contents.exists = os.path.lexists(path)
         contents.refused = (
-            "symlink"
+            STORE_SYMLINK
             if os.path.islink(path)
-            else "not a regular file"
+            else NOT_REGULAR
             if isinstance(exc, Unreadable)
-            else type(exc).__name__
+            else OPEN_FAILED
         )
         return b""
     try:
@@ -309,6 +343,14 @@ def append(
     if not path or not records:
         return
     with locked(_lock_for(path), timeout=5.0):
+        try:
+            size = os.lstat(path).st_size
+        except OSError:
+            size = 0
+        if size > READ_CAP:
+            # Past the read cap nothing appended is ever read again: refused like a store that
+            # cannot be written (the caller logs it; the promotion index still learns).
+            raise Unreadable(f"{path}: larger than {READ_CAP} bytes, not appended to")
         if not _ends_with_newline(path):
             append_line(path, "")  # a crashed writer's fragment must not swallow our first line
         for rec in records:
@@ -472,6 +514,7 @@ def rules_in(path: str, now: float) -> set[str]:
 
 
 def health(path: str, now: float) -> dict:
+    """A store's state for `doctor` and `status`: `reason` is a code, `refused` its words."""
     contents = read(path, now)
     return {
         "path": path,
@@ -482,5 +525,6 @@ def health(path: str, now: float) -> dict:
         "unknown": contents.unknown,
         "partial": contents.partial,
         "truncated": contents.truncated,
-        "refused": contents.refused,
+        "reason": contents.refused,
+        "refused": explain(contents.refused),
     }
