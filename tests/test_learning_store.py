@@ -238,7 +238,7 @@ def test_reading_a_store_is_one_bounded_pass(project: str, monkeypatch: pytest.M
     monkeypatch.setattr(store, "read_fd", read_fd)
     monkeypatch.setattr(store, "parse_json", loads)
     got = confidence.tally(store.read(path, T0).records)
-    assert got["error-loop"][0] == 20000
+    assert got["error-loop"].detections == 20000
     # One read of the file, once, and one parse per line: linear in the store's size.
     assert reads == [(store.READ_CAP + 1, os.path.getsize(path))] and len(parsed) == 20000
     # Past the cap, only the beginning is read and parsed, whatever the file's size.
@@ -296,3 +296,17 @@ def test_the_digest_claims_no_more_than_the_cap(project: str) -> None:
     write_store(project, [json.dumps(agg)])
     text = build.compile_digest(project, cfg(), T0 + 60)["text"]
     assert "(seen 10,000+×, held 3×)" in text and "10000000" not in text
+
+
+def test_a_tally_is_named_in_memory_and_a_list_in_the_index() -> None:
+    agg = {"v": 1, "type": "aggregate", "rule": "error-loop", "detections": 3}
+    agg.update(suppressions=1, first=T0, last=T0 + 5)
+    totals: dict = {}
+    for rec in (agg, {"v": 1, "type": "suppression", "rule": "error-loop", "at": T0 + 9}):
+        store.fold(totals, rec)
+    tally = totals["error-loop"]
+    assert (tally.detections, tally.suppressions, tally.first, tally.last) == (3, 2, T0, T0 + 9)
+    assert store.Tally.from_list(tally.as_list()) == tally
+    assert tally.aggregate("error-loop") == {**agg, "suppressions": 2, "last": T0 + 9}
+    for damaged in ([1, 2, 3], [True, 0, T0, T0], {"d": 1}, [1, "2", T0, T0], None):
+        assert store.Tally.from_list(damaged) is None

@@ -363,16 +363,65 @@ def append(
             _compact(path, now, compact_bytes, keep_days, protect)
 
 
-def _aggregate(rule: str, tally: list) -> dict:
-    return {
-        "v": SCHEMA,
-        "type": AGGREGATE,
-        "rule": rule,
-        "detections": min(tally[0], COUNT_CAP),
-        "suppressions": min(tally[1], COUNT_CAP),
-        "first": tally[2],
-        "last": tally[3],
-    }
+class Tally:
+    """One rule's evidence in one place: how many detections and suppressions, first and last
+    dated. The promotion index stores it as the list [detections, suppressions, first, last]."""
+
+    __slots__ = ("detections", "first", "last", "suppressions")
+
+    def __init__(self, detections: int, suppressions: int, first: float, last: float) -> None:
+        self.detections = detections
+        self.suppressions = suppressions
+        self.first = first
+        self.last = last
+
+    @classmethod
+    def of(cls, rec: dict) -> Tally:
+        """What one validated record (evidence or aggregate) counts."""
+        if rec["type"] == AGGREGATE:
+            return cls(rec["detections"], rec["suppressions"], rec["first"], rec["last"])
+        held = rec["type"] == "suppression"
+        return cls(int(not held), int(held), rec["at"], rec["at"])
+
+    @classmethod
+    def from_list(cls, value: object) -> Tally | None:
+        """The index's list form read back; None for anything else (the index is a file)."""
+        if (
+            isinstance(value, list)
+            and len(value) == 4
+            and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in value)
+        ):
+            return cls(*value)
+        return None
+
+    def as_list(self) -> list:
+        return [self.detections, self.suppressions, self.first, self.last]
+
+    def add(self, other: Tally) -> None:
+        self.detections += other.detections
+        self.suppressions += other.suppressions
+        self.first = min(self.first, other.first)
+        self.last = max(self.last, other.last)
+
+    def aggregate(self, rule: str) -> dict:
+        """The store's record that stands for this tally."""
+        return {
+            "v": SCHEMA,
+            "type": AGGREGATE,
+            "rule": rule,
+            "detections": min(int(self.detections), COUNT_CAP),
+            "suppressions": min(int(self.suppressions), COUNT_CAP),
+            "first": self.first,
+            "last": self.last,
+        }
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Tally) and self.as_list() == other.as_list()
+
+    __hash__ = None  # mutable
+
+    def __repr__(self) -> str:
+        return f"Tally({self.detections}, {self.suppressions}, {self.first}, {self.last})"
 
 
 def key(rec: dict) -> tuple | None:
@@ -383,21 +432,13 @@ def key(rec: dict) -> tuple | None:
     return rec["rule"], session, rec.get("sig")
 
 
-def fold(totals: dict, rec: dict) -> None:
-    """Add one record (evidence or aggregate) to rule -> [detections, suppressions, first, last]."""
-    if rec["type"] == AGGREGATE:
-        d, s, first, last = rec["detections"], rec["suppressions"], rec["first"], rec["last"]
-    else:
-        d, s = (0, 1) if rec["type"] == "suppression" else (1, 0)
-        first = last = rec["at"]
+def fold(totals: dict[str, Tally], rec: dict) -> None:
+    """Add one record (evidence or aggregate) to its rule's Tally in `totals`."""
     tally = totals.get(rec["rule"])
     if tally is None:
-        totals[rec["rule"]] = [d, s, first, last]
+        totals[rec["rule"]] = Tally.of(rec)
     else:
-        tally[0] += d
-        tally[1] += s
-        tally[2] = min(tally[2], first)
-        tally[3] = max(tally[3], last)
+        tally.add(Tally.of(rec))
 
 
 def quarantine(path: str, data: bytes, now: float) -> str:
@@ -452,7 +493,7 @@ def _compact(
     if contents.refused or contents.truncated or not contents.records:
         return False  # nothing safe to rebuild from: leave the file as it is
     cutoff = now - keep_days * DAY
-    totals: dict = {}
+    totals: dict[str, Tally] = {}
     recent: list[tuple[str, dict]] = []
     kept: list[str] = []  # evidence of protected sessions: kept as it is, never folded
     unknown: list[str] = []
@@ -477,7 +518,7 @@ def _compact(
         for _, rec in recent:  # recent evidence alone is too much: fold it all
             fold(totals, rec)
         body = []
-    head = [dumps(_aggregate(rule, tally)) for rule, tally in totals.items()]
+    head = [dumps(tally.aggregate(rule)) for rule, tally in totals.items()]
     if dropped:
         quarantine(path, contents.raw, now)
     atomic_write(path, "".join(line + "\n" for line in head + body + kept + unknown), sync_dir=True)
