@@ -219,3 +219,13 @@ def test_layout_finds_the_data_folder_as_run_sh_does(monkeypatch: pytest.MonkeyP
     assert layout.data_dir() == "/home/dev/.claude/plugins/data/metacog-inline"
     runtime = layout.runtime_dir("/d", "0.1.0")
     assert runtime == "/d/runtime/0.1.0" and layout.data_of_runtime(runtime) == "/d"
+
+
+def test_the_readme_is_a_front_page_and_every_link_resolves() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 150, "the depth belongs in docs/"
+    assert "bash .ci/run" in readme.split("\n## ")[0]  # the first screen says how to test
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text()):
+            if "://" not in target:
+                assert (page.parent / target).exists(), f"{page.name} links to {target}"
