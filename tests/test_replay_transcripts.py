@@ -23,6 +23,8 @@ if not (TRANSCRIPTS / "LABELS.jsonl").is_file():
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from score_labels import score  # noqa: E402 - needs the path above
 
+pytestmark = pytest.mark.slow  # replays the 72 shared transcripts
+
 
 @pytest.fixture(scope="module")
 def scored() -> dict:

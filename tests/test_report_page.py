@@ -116,6 +116,7 @@ def pixels(png: bytes) -> tuple[int, int, list[bytes]]:
     return width, height, [bytes(r[i : i + 3]) for r in rows for i in range(0, stride, step)]
 
 
+@pytest.mark.slow
 def test_the_page_draws_every_timeline_in_a_real_browser(tmp_path: Path) -> None:
     folder = tmp_path / "history"
     folder.mkdir()

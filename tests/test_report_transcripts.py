@@ -11,7 +11,10 @@ from clitest import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 TRANSCRIPTS = ROOT.parent / "shared" / "transcripts"
-pytestmark = pytest.mark.skipif(not TRANSCRIPTS.is_dir(), reason=f"{TRANSCRIPTS} is not here")
+pytestmark = [
+    pytest.mark.skipif(not TRANSCRIPTS.is_dir(), reason=f"{TRANSCRIPTS} is not here"),
+    pytest.mark.slow,  # reads the 72 shared transcripts whole
+]
 
 
 def test_the_shared_history_reads_whole_and_finds_the_labelled_loops() -> None:

@@ -259,6 +259,9 @@ def test_a_test_run_resets_and_docs_do_not_count() -> None:
     calls += [edit(f"/home/dev/project/src/m{i}.py", i) for i in range(8)]
     calls += [edit(f"/home/dev/project/docs/d{i}.md", i) for i in range(10)]
     assert not any(texts(calls))
+    # The same edits without the test run do speak: the silence above is the reset's.
+    without = texts([c for c in calls if c["tool_name"] != "Bash"])
+    assert any("edits since the project's tests last ran" in s for s in without)
 
 
 def test_only_the_new_test_runs() -> None:
@@ -281,8 +284,9 @@ def test_drift_from_what_the_request_named() -> None:
 
 
 def test_no_drift_without_named_things() -> None:
+    # As many calls as the named request above needed to speak: fewer would pass unheard.
     calls = [prompt("make it faster"), read("/home/dev/project/src/parser.py")]
-    calls += [bash(f"ls dir{i}", stdout=str(i)) for i in range(14)]
+    calls += [bash(f"ls dir{i}", stdout=str(i)) for i in range(25)]
     assert not any(texts(calls))
 
 
