@@ -288,9 +288,9 @@ def identity(action: dict) -> str:
 
     A refusal is its kind of mistake: "File has not been read yet" on thirteen files is one
     loop; an Edit whose old_string does not match (not found, or found twice) is one loop
-    per file. Otherwise the signature; where it starts with a banner ("FAIL pkg [build
-    failed]" is the same whatever broke), the problems the error names (metacog.symptoms),
-    to the letter. The target joins the signature where the signature names nothing (a bare exit code) or
+    per file. Otherwise the problems the error names (`problems`), those that name something,
+    to the letter; without any, the signature, or where it starts with a banner ("FAIL pkg
+    [build failed]" is the same whatever broke) every problem line. The target joins the signature where the signature names nothing (a bare exit code) or
     where the file is the identity (three different missing files are exploring).
     """
     from metacog.action import FILE_TOOLS  # metacog.action imports this module
@@ -305,11 +305,12 @@ def identity(action: dict) -> str:
     sig = action.get("sig", "")
     if action.get("refused"):
         return sig
-    problems = [
-        str(p[1]) for p in action.get("problems") or [] if isinstance(p, list) and len(p) == 4
-    ]
-    if problems and is_banner(sig.split(" | ", 1)[0]):
-        # Every problem, to the letter: one fixed of several is a new error, not the same.
+    listed = [p for p in action.get("problems") or [] if isinstance(p, list) and len(p) == 4]
+    named = [str(p[1]) for p in listed if isinstance(p[3], str) and names_something(p[3])]
+    problems = named or [str(p[1]) for p in listed]
+    if named or (problems and is_banner(sig.split(" | ", 1)[0])):
+        # Every problem that names something, to the letter: one fixed of several is a new
+        # error, not the same; a signature of summaries (`Found 1 error.`) is not the problem.
         return "problems " + " ".join(sorted(problems))
     named = [part for part in sig.split(" | ") if not part.startswith("exit ")]
     if action["tool"] in FILE_TOOLS or not named:

@@ -67,6 +67,7 @@ def _quoted(action: dict, room: int) -> str:
     path, an identifier, a code (symptoms.names_something); Claude Code's refusal as its kind
     of mistake; else the call itself. A line every failure prints (`npm error`, `This command
     requires approval`) quoted as "the same error" tells the agent nothing (issue 17)."""
+    from metacog.senses.contract import problems_of
     from metacog.symptoms import describe, names_something
 
     sig = action.get("sig", "")
@@ -74,6 +75,10 @@ def _quoted(action: dict, room: int) -> str:
     if action.get("mistake"):
         said = f"{describe(action['mistake'])}, {call}"
         return said if len(said) <= room else call
+    named = [p.line for p in problems_of(action) if names_something(p.line)]
+    if named and not names_something(sig.split(" | ", 1)[0]):
+        # The signature opens with a summary (`Found 1 error.`): the problem is what it counts.
+        return f"`{short(named[0], room - 2)}`"
     if names_something(sig):
         return f"`{short(sig, room - 2)}`"
     return call
