@@ -252,6 +252,24 @@ def _relative_missing(pattern: re.Pattern[str], error: str) -> bool:
     return False
 
 
+# Mistakes that recur only when the agent comes back to the same thing: a person who rejects
+# edits while reviewing says no to each proposal once; one who rejects the same file's edit, or
+# the same command, three times is being asked the same question again (issue 17, class 2).
+PER_INTENT = frozenset(("rejected",))
+
+
+def mistake_key(action: dict) -> str:
+    """The mistake as Habit and Nociception count it: its kind, and for PER_INTENT kinds what
+    the call was for (the file, or the command's first two words)."""
+    mistake = action.get("mistake", "")
+    if mistake not in PER_INTENT:
+        return mistake
+    if action.get("path"):
+        return f"{mistake} {action['tool']} {action['path'].rsplit('/', 1)[-1]}"
+    words = [w for w in str(action.get("target", "")).split() if not w.startswith("-")][:2]
+    return f"{mistake} {action['tool']} {' '.join(words)}"
+
+
 def describe(key: str) -> str:
     name, _, tool = key.partition(" ")
     what = _WHAT.get(name, name)
@@ -301,7 +319,7 @@ def identity(action: dict) -> str:
     if mistake == "missing-path":
         return f"{mistake} {action['tool']} {action['target']}"  # the same command: a wrong cwd
     if mistake:
-        return mistake
+        return mistake_key(action)
     sig = action.get("sig", "")
     if action.get("refused"):
         return sig

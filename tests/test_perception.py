@@ -229,18 +229,33 @@ def test_a_blocked_target_approached_by_three_tools_is_one_obstacle() -> None:
     assert "permissions do not allow" in out[4]
 
 
-def test_the_person_rejecting_one_call_after_another() -> None:
-    rejected = (
-        "The user doesn't want to proceed with this tool use. The tool use was rejected "
-        "(eg. if it was a file edit, the new_string was NOT written to the file)."
-    )
-    assert mistake("Bash", rejected) == "rejected"
+REJECTED = (
+    "The user doesn't want to proceed with this tool use. The tool use was rejected "
+    "(eg. if it was a file edit, the new_string was NOT written to the file)."
+)
+
+
+def test_the_person_rejecting_the_same_command_again_and_again() -> None:
+    assert mistake("Bash", REJECTED) == "rejected"
     calls = []
     for n in range(3):
-        payload = failed(f"rm -rf build{n}", rejected)
-        calls += [payload, bash(f"ls build{n}", "a")]
+        calls += [
+            failed(f"git push --force origin fix{n}", REJECTED),
+            bash(f"git log -{n + 1}", f"c{n}"),
+        ]
     out = said(calls)
-    assert "the person rejected" in out[4] and not any(out[:4])
+    assert "the person rejected" in out[4] and "git push" in out[4] and not any(out[:4])
+
+
+def test_a_person_reviewing_edits_rejects_each_proposal_once() -> None:
+    # claude-code-log 0d3a8e6f: three edits of different files rejected while reviewing.
+    calls = []
+    for n in range(3):
+        calls += [
+            refused("Edit", REJECTED, file_path=f"/home/dev/project/src/m{n}.py"),
+            read(f"/home/dev/project/src/m{n}.py"),
+        ]
+    assert not any(said(calls))
 
 
 def test_a_command_that_never_returns_again_and_again() -> None:

@@ -194,11 +194,11 @@ def _keys(action: dict, call: int) -> list[tuple[str, str, int]]:
     same command lists several of one kind of problem and shows that kind again at a new
     place after each fix (a linter re-run per finding, when its output listed them all).
     """
-    from metacog.symptoms import NOT_HABITS  # failures only: a Read need not load it
+    from metacog.symptoms import NOT_HABITS, mistake_key  # failures only: a Read need not load it
 
     if action.get("mistake"):
-        mistake = action["mistake"]
-        return [] if mistake in NOT_HABITS else [("m " + mistake, mistake, 0)]
+        mistake = mistake_key(action)
+        return [] if action["mistake"] in NOT_HABITS else [("m " + mistake, mistake, 0)]
     from metacog.symptoms import names_something
 
     out = []
