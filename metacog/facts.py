@@ -212,10 +212,17 @@ def _reads(facts: dict, action: dict, ctx: Context) -> None:
             for key in [k for k in reads if k == path or k.startswith(path + "@")]:
                 del reads[key]
             facts["reads"] = reads
+            seen = facts.get("seen")
+            if isinstance(seen, dict):
+                seen.pop(path, None)
         return
     if not action.get("ok", True):
         return
     key = path + action["target"][len(action["target"].split("@", 1)[0]) :]
+    if _seen_before(facts, path, key[len(path) + 1 :] if "@" in key else "0+") and "@" in key:
+        # Mostly lines already read since the last edit: a small window moved over the
+        # same part of an unchanged file is re-reading it, not paging (issue 17, class 3).
+        key = path
     count = reads.pop(key, 0) + 1
     reads[key] = count  # re-inserted: the dict stays in least-recently-read order
     if len(reads) > READS_CAP:
@@ -223,6 +230,41 @@ def _reads(facts: dict, action: dict, ctx: Context) -> None:
     facts["reads"] = reads
     ctx.read_key = key
     ctx.max_reads = facts["max_reads"] = max(ctx.max_reads, count)
+
+
+RANGES_CAP = 16  # line ranges remembered per file (merged), for overlapping re-reads
+SEEN_FILES_CAP = 64  # files whose read ranges are remembered
+WHOLE = 2000  # lines a Read without a limit returns (Claude Code's default)
+
+
+def _seen_before(facts: dict, path: str, window: str) -> bool:
+    """Whether most (at least half) of the lines a ranged Read asks for (`offset+limit`)
+    were read since the file's last edit; remembers them either way."""
+    head, _, tail = window.partition("+")
+    try:
+        start = int(head or 0)
+        end = start + (int(tail) if tail else WHOLE)
+    except ValueError:
+        return False
+    seen = facts.get("seen")
+    if not isinstance(seen, dict):
+        seen = facts["seen"] = {}
+    ranges = [
+        r
+        for r in seen.pop(path, None) or []
+        if isinstance(r, list) and len(r) == 2 and all(isinstance(x, int) for x in r)
+    ]
+    overlap = sum(max(0, min(end, b) - max(start, a)) for a, b in ranges)
+    merged: list[list[int]] = []
+    for a, b in sorted([*ranges, [start, end]]):
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    seen[path] = merged[-RANGES_CAP:]
+    while len(seen) > SEEN_FILES_CAP:
+        del seen[next(iter(seen))]
+    return end > start and overlap * 2 >= end - start
 
 
 def _step(action: dict) -> tuple:
@@ -330,3 +372,4 @@ def compacted(win: dict) -> None:
     facts = win.get("facts")
     if isinstance(facts, dict):
         facts.pop("reads", None)
+        facts.pop("seen", None)

@@ -289,3 +289,82 @@ def test_an_interrupt_is_the_persons_word_not_the_agents_error() -> None:
 
 def test_reading_a_test_file_is_not_a_failure() -> None:
     assert not any(said([read("/home/dev/project/tests/test_a.py")] * 2))
+
+
+# 3. Searches that cannot succeed, reads that show nothing new ------------------------------
+
+
+def ranged(path: str, offset: int, limit: int) -> dict:
+    payload = read(path)
+    payload["tool_input"].update(offset=offset, limit=limit)
+    return payload
+
+
+def test_small_overlapping_windows_over_one_unchanged_file() -> None:
+    path = "/home/dev/project/internal/server/websocket.go"
+    calls = []
+    for n, offset in enumerate((100, 110, 95, 105, 100)):
+        calls += [ranged(path, offset, 30), bash(f"git log -{n + 1}", f"c{n}")]
+    out = said(calls)
+    assert any("websocket.go" in s and "times without editing it" in s for s in out), out
+
+
+def test_paging_through_a_file_is_not_rereading_it() -> None:
+    path = "/home/dev/project/src/big.py"
+    calls = [ranged(path, offset, 100) for offset in range(0, 1000, 100)]
+    assert not any(said(calls))
+
+
+def test_overlapping_windows_with_edits_between_are_work() -> None:
+    path = "/home/dev/project/src/app.py"
+    calls = []
+    for n in range(5):
+        calls += [ranged(path, 100 + n, 30), edit(path, n)]
+    assert not any(said(calls))
+
+
+def grep(pattern: str, found: int = 0) -> dict:
+    return captured(
+        "PostToolUse",
+        "Grep",
+        tool_input={"pattern": pattern, "path": "/home/dev/project"},
+        tool_response={
+            "mode": "files_with_matches",
+            "filenames": ["src/app.py"] * found,
+            "numFiles": found,
+        },
+    )
+
+
+def test_the_same_empty_search_far_apart() -> None:
+    calls = []
+    for n in range(3):
+        calls += [grep("useWebSocketClient")] + [
+            read(f"/home/dev/project/src/m{n}{k}.py") for k in range(6)
+        ]
+    out = said(calls)
+    assert "found nothing 3 times" in out[14] and "useWebSocketClient" in out[14]
+    assert not any(out[:14]) and not any(out[15:])
+
+
+def test_grep_exit_1_is_not_found_not_an_error() -> None:
+    calls = []
+    for n in range(3):
+        calls += [
+            failed("grep -rn 'connectSocket' src/", "Exit code 1"),
+            read(f"/home/dev/project/src/a{n}.py"),
+        ]
+    out = said(calls)
+    assert "found nothing 3 times" in out[4] and "same error" not in out[4]
+
+
+def test_searching_again_after_an_edit_is_checking() -> None:
+    calls = []
+    for n in range(4):
+        calls += [grep("TODO(remove)"), edit(f"/home/dev/project/src/m{n}.py", n)]
+    assert not any(said(calls))
+
+
+def test_different_searches_that_find_nothing_are_exploring() -> None:
+    calls = [grep(name) for name in ("useSocket", "socketClient", "wsClient", "WebSocketProvider")]
+    assert not any(said(calls))

@@ -56,6 +56,14 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
         mem["quiet_until"] = calls + cfg["cooldown_calls"]
         return Signal(NAME, text)
     asked = ctx.asked_repeat  # the person asked for repetition: none of it is circling
+    nothing = _nothing_again(mem, action, calls) if not asked else 0
+    if nothing:
+        mem["quiet_until"] = calls + cfg["cooldown_calls"]
+        return Signal(
+            NAME,
+            f"{action['tool']} `{short(action['target'])}` has found nothing {nothing} times, "
+            "with nothing changed between. Is what you look for somewhere else, or named otherwise?",
+        )
     if repeat >= cfg["same_action"] and action.get("ok", True) and not asked:
         if repeat % cfg["same_action"] == 0:
             mem["quiet_until"] = calls + cfg["cooldown_calls"]
@@ -89,6 +97,38 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
             f"{steps}. What would break the cycle?",
         )
     return None
+
+
+EMPTY_AT = 3  # the same search answering "nothing" this often, nothing changed between
+EMPTY_SPAN = 60  # calls over which an empty answer is remembered
+EMPTY_CAP = 32  # searches remembered per window
+
+
+def _nothing_again(mem: dict, action: dict, calls: int) -> int:
+    """How often this search or listing has now answered "nothing" (0 below EMPTY_AT), with
+    no edit and no writing command since the first time: asking again what the world already
+    answered, however far apart (issue 17, class 3). Once per search."""
+    empty = mem.get("empty")
+    if not isinstance(empty, dict):
+        empty = mem["empty"] = {}
+    tool = action["tool"]
+    if tool in EDIT_TOOLS or (tool == "Bash" and _WRITES.search(action["target"])):
+        empty.clear()  # the world changed: an empty answer may not hold any more
+        return 0
+    if not action.get("empty"):
+        return 0
+    key = f"{tool} {action['target']}"[:200]
+    seen = empty.pop(key, None)
+    if not isinstance(seen, list) or len(seen) != 3 or calls - seen[1] > EMPTY_SPAN:
+        seen = [0, calls, 0]  # times, call of the last, said
+    seen[0], seen[1] = seen[0] + 1, calls
+    empty[key] = seen
+    while len(empty) > EMPTY_CAP:
+        del empty[next(iter(empty))]
+    if seen[0] >= EMPTY_AT and not seen[2]:
+        seen[2] = 1
+        return seen[0]
+    return 0
 
 
 def _reread(mem: dict, action: dict, ctx: Context, cfg: dict) -> tuple[str, str] | None:
