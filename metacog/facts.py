@@ -150,7 +150,10 @@ def _fill(ctx: Context) -> None:
     from metacog import transcript  # o2 had it at its top: no cost on the hook's path
 
     context = ctx.state.get("context") or {}
-    tokens = context.get("tokens", 0) if isinstance(context, dict) else 0
+    if not isinstance(context, dict):
+        context = {}
+    ctx.responses = number(context.get("responses"))
+    tokens = context.get("tokens", 0)
     if not tokens or not isinstance(tokens, int):
         ctx.tokens, ctx.window, ctx.fill = 0, 0, 0.0
         return

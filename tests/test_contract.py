@@ -53,6 +53,14 @@ def test_no_sense_imports_another_nor_the_nervous_system() -> None:
         assert not uses & FORBIDDEN_FOR_SENSES, (name, uses & FORBIDDEN_FOR_SENSES)
 
 
+def test_senses_read_facts_not_the_states_layout() -> None:
+    """The context's fill, the responses, the windows: facts in the Context, not `ctx.state`."""
+    for name in NAMES:
+        for node in ast.walk(ast.parse(sense_file(name).read_text())):
+            if isinstance(node, ast.Attribute) and node.attr in ("state", "win"):
+                raise AssertionError((name, node.lineno, node.attr))
+
+
 def test_only_the_tuple_imports_a_sense() -> None:
     """Everything else knows the senses through SENSES (the list of names, the settings)."""
     modules = {f"metacog.senses.{name}" for name in NAMES}
