@@ -185,7 +185,11 @@ def update(win: dict, action: dict, ctx: Context) -> None:
 def _active(win: dict, facts: dict, action: dict, ctx: Context) -> None:
     """Seconds of work since the person spoke: the gaps between calls, less waiting."""
     duration = ctx.event.duration_ms / 1000 if ctx.event is not None else 0.0
-    last = facts.get("last_ts") or win.get("prompt_at", ctx.now)
+    prompt_at = win.get("prompt_at", ctx.now)
+    if not isinstance(prompt_at, (int, float)):
+        # The window's own key: setting the facts aside (metacog.nervous) would not mend it.
+        prompt_at = win["prompt_at"] = ctx.now
+    last = facts.get("last_ts") or prompt_at
     gap = max(0.0, ctx.now - last)
     if action["tool"] in DELEGATING_TOOLS:
         # The gap before a delegating call's hook is mostly the subagent's own work,

@@ -325,7 +325,18 @@ def test_damaged_facts_are_set_aside_and_sensing_goes_on(isolated_home: Path) ->
     path.write_text(json.dumps(st))
     said = [agent_text(send(bash("git status"), now=T0 + 1 + i)) for i in range(3)]
     assert "4 times in a row" in said[2]
-    assert "facts failed: TypeError" in _log(isolated_home)
+    assert _log(isolated_home).count("facts failed: TypeError") == 1  # set aside, then mended
+    st = json.loads(path.read_text())
+    st["windows"]["main"]["prompt_at"] = "damaged"  # the window's own key: mended in place
+    st["windows"]["main"]["facts"].pop("last_ts")
+    path.write_text(json.dumps(st))
+    send(bash("ls"), now=T0 + 10)
+    before = json.loads(path.read_text())["windows"]["main"]
+    send(bash("ls"), now=T0 + 70)
+    after = json.loads(path.read_text())["windows"]["main"]
+    assert before["prompt_at"] == T0 + 10
+    assert after["active_s"] - before["active_s"] == 60.0
+    assert _log(isolated_home).count("facts failed") == 1
 
 
 def test_asked_to_repeat_reads_words_not_substrings() -> None:
