@@ -380,3 +380,26 @@ def test_each_sense_off_over_real_sessions_changes_nothing_else() -> None:
         for off in NAMES:
             assert [(c, s - {off}) for c, s in base if s - {off}] == spoke(path, off), (name, off)
     assert heard >= set(NAMES) - {"spatial", "vestibular"}, heard
+
+
+def test_a_compaction_told_at_session_start_is_told_once(tmp_path: Path) -> None:
+    """SessionStart(compact) says what had been read most; the transcript's record of the
+    same compaction says nothing more, and the next compaction is told again."""
+    import time
+
+    from transcripts import Transcript
+
+    now = time.time()  # the session's file must be fresh: SessionStart collects stale ones
+    log = Transcript(tmp_path / "t.jsonl")
+    via = {"transcript_path": str(log.path)}
+    for _ in range(2):
+        send(read("/home/dev/project/src/core.py", **via), now=now)
+        send(bash("ls", **via), now=now + 1)
+    start = send(captured("SessionStart", source="compact", **via), now=now + 2)
+    assert "core.py (2×)" in agent_text(start)
+    log.compaction()
+    assert "compacted" not in agent_text(send(bash("pwd", **via), now=now + 3))
+    send(read("/home/dev/project/src/util.py", **via), now=now + 4)
+    log.compaction()
+    said = agent_text(send(bash("pwd", **via), now=now + 5))
+    assert "compacted" in said and "util.py (1×)" in said and "core.py" not in said
