@@ -8,6 +8,7 @@ switched off (or failing) takes nothing from the others. They live in the window
 
 from __future__ import annotations
 
+from metacog import transcript
 from metacog.action import EDIT_TOOLS
 from metacog.senses.contract import NO_STREAK, Streak
 from metacog.senses.signal import number
@@ -147,8 +148,6 @@ def recall(ctx: Context) -> None:
 
 
 def _fill(ctx: Context) -> None:
-    from metacog import transcript  # o2 had it at its top: no cost on the hook's path
-
     context = ctx.state.get("context") or {}
     if not isinstance(context, dict):
         context = {}
