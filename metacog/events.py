@@ -26,7 +26,7 @@ def _settings(st: dict, event: Event, state_dir: str) -> tuple[dict, str]:
     return config.load(paths.config_dir(), state_dir, st["root"]), st["root"]
 
 
-def _read_transcript(st: dict, event: Event, cfg: dict, now: float) -> list[dict]:
+def _read_transcript(st: dict, event: Event, cfg: dict, state_dir: str, now: float) -> list[dict]:
     """Fold the transcript's news into the state; return the refused calls as actions."""
     cursor = st.setdefault("transcript", {})
     news = transcript.read_new(event.transcript, cursor)
@@ -35,8 +35,9 @@ def _read_transcript(st: dict, event: Event, cfg: dict, now: float) -> list[dict
         context["tokens"] = 0
         context["compactions"] = context.get("compactions", 0) + 1
         main = state.window(st, "", now)
-        notes = nervous.compacted(nervous.Context(cfg, st, main, now=now))
-        if notes and not st.pop("compaction_told", False):
+        notes = nervous.compacted(nervous.Context(cfg, st, main, None, now, state_dir))
+        # Told at SessionStart already: the senses forgot then, and the mark is used up now.
+        if not st.pop("compaction_told", False):
             for note in notes:
                 _queue(st, note)
     if news.tokens:
@@ -75,7 +76,7 @@ def on_tool(event: Event, state_dir: str, now: float) -> dict | None:
         cfg, root = _settings(st, event, state_dir)
         totals = summary.get(st)
         signals = []
-        for refused in _read_transcript(st, event, cfg, now):
+        for refused in _read_transcript(st, event, cfg, state_dir, now):
             signals += _feel(st, refused, event, cfg, state_dir, root, totals, now)[0]
         act["turn"] = (
             transcript.turn_of(st.get("transcript") or {}, event.tool_use_id)

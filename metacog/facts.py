@@ -8,6 +8,7 @@ switched off (or failing) takes nothing from the others. They live in the window
 
 from __future__ import annotations
 
+from metacog import transcript
 from metacog.action import EDIT_TOOLS
 from metacog.senses.contract import NO_STREAK, Streak
 from metacog.senses.signal import number
@@ -147,10 +148,11 @@ def recall(ctx: Context) -> None:
 
 
 def _fill(ctx: Context) -> None:
-    from metacog import transcript  # o2 had it at its top: no cost on the hook's path
-
     context = ctx.state.get("context") or {}
-    tokens = context.get("tokens", 0) if isinstance(context, dict) else 0
+    if not isinstance(context, dict):
+        context = {}
+    ctx.responses = number(context.get("responses"))
+    tokens = context.get("tokens", 0)
     if not tokens or not isinstance(tokens, int):
         ctx.tokens, ctx.window, ctx.fill = 0, 0, 0.0
         return
@@ -182,7 +184,11 @@ def update(win: dict, action: dict, ctx: Context) -> None:
 def _active(win: dict, facts: dict, action: dict, ctx: Context) -> None:
     """Seconds of work since the person spoke: the gaps between calls, less waiting."""
     duration = ctx.event.duration_ms / 1000 if ctx.event is not None else 0.0
-    last = facts.get("last_ts") or win.get("prompt_at", ctx.now)
+    prompt_at = win.get("prompt_at", ctx.now)
+    if not isinstance(prompt_at, (int, float)):
+        # The window's own key: setting the facts aside (metacog.nervous) would not mend it.
+        prompt_at = win["prompt_at"] = ctx.now
+    last = facts.get("last_ts") or prompt_at
     gap = max(0.0, ctx.now - last)
     if action["tool"] in DELEGATING_TOOLS:
         # The gap before a delegating call's hook is mostly the subagent's own work,

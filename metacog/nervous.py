@@ -11,6 +11,10 @@ from metacog.senses import SENSES
 from metacog.senses.contract import Context
 from metacog.senses.signal import INTERRUPT, Signal, forget
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
+if TYPE_CHECKING:
+    from metacog.senses.contract import Sense
+
 PREFIX = "metacog: "
 __all__ = ("PREFIX", "Context", "after_subagent", "compacted", "compose", "feel", "heard")
 
@@ -21,12 +25,12 @@ def _log(ctx: Context, message: str) -> None:
     log_error(ctx.state_dir, message)
 
 
-def _enabled(sense: object, ctx: Context) -> bool:
+def _enabled(sense: Sense, ctx: Context) -> bool:
     """Whether a sense is on; a sense without a settings section is skipped with a log line
     (indexing it would raise outside the per-sense guard and silence every call)."""
-    section = ctx.cfg.get(sense.NAME)  # type: ignore[attr-defined]
+    section = ctx.cfg.get(sense.NAME)
     if not isinstance(section, dict) or "enabled" not in section:
-        _log(ctx, f"sense {sense.NAME} has no settings section: skipped")  # type: ignore[attr-defined]
+        _log(ctx, f"sense {sense.NAME} has no settings section: skipped")
         return False
     return bool(section["enabled"])
 

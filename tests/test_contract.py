@@ -53,6 +53,14 @@ def test_no_sense_imports_another_nor_the_nervous_system() -> None:
         assert not uses & FORBIDDEN_FOR_SENSES, (name, uses & FORBIDDEN_FOR_SENSES)
 
 
+def test_senses_read_facts_not_the_states_layout() -> None:
+    """The context's fill, the responses, the windows: facts in the Context, not `ctx.state`."""
+    for name in NAMES:
+        for node in ast.walk(ast.parse(sense_file(name).read_text())):
+            if isinstance(node, ast.Attribute) and node.attr in ("state", "win"):
+                raise AssertionError((name, node.lineno, node.attr))
+
+
 def test_only_the_tuple_imports_a_sense() -> None:
     """Everything else knows the senses through SENSES (the list of names, the settings)."""
     modules = {f"metacog.senses.{name}" for name in NAMES}
@@ -317,7 +325,18 @@ def test_damaged_facts_are_set_aside_and_sensing_goes_on(isolated_home: Path) ->
     path.write_text(json.dumps(st))
     said = [agent_text(send(bash("git status"), now=T0 + 1 + i)) for i in range(3)]
     assert "4 times in a row" in said[2]
-    assert "facts failed: TypeError" in _log(isolated_home)
+    assert _log(isolated_home).count("facts failed: TypeError") == 1  # set aside, then mended
+    st = json.loads(path.read_text())
+    st["windows"]["main"]["prompt_at"] = "damaged"  # the window's own key: mended in place
+    st["windows"]["main"]["facts"].pop("last_ts")
+    path.write_text(json.dumps(st))
+    send(bash("ls"), now=T0 + 10)
+    before = json.loads(path.read_text())["windows"]["main"]
+    send(bash("ls"), now=T0 + 70)
+    after = json.loads(path.read_text())["windows"]["main"]
+    assert before["prompt_at"] == T0 + 10
+    assert after["active_s"] - before["active_s"] == 60.0
+    assert _log(isolated_home).count("facts failed") == 1
 
 
 def test_asked_to_repeat_reads_words_not_substrings() -> None:
@@ -361,3 +380,26 @@ def test_each_sense_off_over_real_sessions_changes_nothing_else() -> None:
         for off in NAMES:
             assert [(c, s - {off}) for c, s in base if s - {off}] == spoke(path, off), (name, off)
     assert heard >= set(NAMES) - {"spatial", "vestibular"}, heard
+
+
+def test_a_compaction_told_at_session_start_is_told_once(tmp_path: Path) -> None:
+    """SessionStart(compact) says what had been read most; the transcript's record of the
+    same compaction says nothing more, and the next compaction is told again."""
+    import time
+
+    from transcripts import Transcript
+
+    now = time.time()  # the session's file must be fresh: SessionStart collects stale ones
+    log = Transcript(tmp_path / "t.jsonl")
+    via = {"transcript_path": str(log.path)}
+    for _ in range(2):
+        send(read("/home/dev/project/src/core.py", **via), now=now)
+        send(bash("ls", **via), now=now + 1)
+    start = send(captured("SessionStart", source="compact", **via), now=now + 2)
+    assert "core.py (2×)" in agent_text(start)
+    log.compaction()
+    assert "compacted" not in agent_text(send(bash("pwd", **via), now=now + 3))
+    send(read("/home/dev/project/src/util.py", **via), now=now + 4)
+    log.compaction()
+    said = agent_text(send(bash("pwd", **via), now=now + 5))
+    assert "compacted" in said and "util.py (1×)" in said and "core.py" not in said

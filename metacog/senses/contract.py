@@ -115,6 +115,7 @@ class Context:
         self.streak = NO_STREAK
         self.streak_grew = False  # this call was the streak's next attempt
         self.streak_ended: Streak | None = None  # the streak this call ended, if it did
+        self.responses = 0  # model responses in the transcript so far (0 without one)
         self.tokens = 0  # the context's real usage (the transcript's), 0 when unknown
         self.window = 0  # the model's context window, in tokens
         self.fill = 0.0  # tokens / window

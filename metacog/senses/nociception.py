@@ -47,7 +47,7 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
         return None
     # The cooldown: no new intervention before the model has answered the last one.
     # Without a transcript (replays, tests without one) the call counts alone decide.
-    responses = (ctx.state.get("context") or {}).get("responses", 0)
+    responses = ctx.responses
     if level and responses and responses <= mem.get("said_at", 0):
         return None
     mem["level"], mem["said_at"] = level + 1, responses
