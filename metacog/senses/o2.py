@@ -35,7 +35,7 @@ MIN_LARGE = 2  # a burst needs large results to name as its cause; many small on
 def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     cfg = ctx.cfg[NAME]
     mem = memory(win, NAME)
-    said = _fill(mem, ctx, cfg) if ctx.is_main else ""
+    said = _fill(mem, win, ctx, cfg) if ctx.is_main else ""
     said = said or _velocity(mem, win, cfg)
     return Signal(NAME, said) if said else None
 
@@ -79,7 +79,7 @@ SAMPLES_CAP = 8  # context readings kept to measure how fast it grows
 RATE_SPAN = 20  # calls over which the growth per call is measured
 
 
-def _fill(mem: dict, ctx: Context, cfg: dict) -> str:
+def _fill(mem: dict, win: dict, ctx: Context, cfg: dict) -> str:
     """The context level, said only when it is news: when its growth over the last calls
     predicts auto-compaction within `soon_calls` calls, or when it is already at the edge.
     A session at 70% that grows slowly ends well; saying its level was most of what metacog
@@ -87,7 +87,7 @@ def _fill(mem: dict, ctx: Context, cfg: dict) -> str:
     tokens, window, fill = ctx.tokens, ctx.window, ctx.fill  # metacog.facts
     if not tokens:
         return ""
-    calls = ctx.win.get("calls", 0)
+    calls = win.get("calls", 0)
     samples = mem.get("samples")
     if not isinstance(samples, list):
         samples = mem["samples"] = []
