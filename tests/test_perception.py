@@ -368,3 +368,41 @@ def test_searching_again_after_an_edit_is_checking() -> None:
 def test_different_searches_that_find_nothing_are_exploring() -> None:
     calls = [grep(name) for name in ("useSocket", "socketClient", "wsClient", "WebSocketProvider")]
     assert not any(said(calls))
+
+
+# 4. The same failure spread across the session ------------------------------------------
+
+TYPE_ERROR = "Exit code 2\nsrc/config.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'."
+
+
+def test_the_same_error_patched_the_same_way_each_time() -> None:
+    # Fixed, passing, and back: a pass of the command does not make the next time the first.
+    calls = []
+    for n in range(6):
+        calls += [
+            failed("npx tsc --noEmit", TYPE_ERROR),
+            edit("/home/dev/project/src/config.ts", n),
+            bash("npx tsc --noEmit", ""),
+            read(f"/home/dev/project/src/m{n}.ts"),
+        ]
+    out = said(calls)
+    spoken = [i for i, s in enumerate(out) if s]
+    assert spoken == [8, 20], out  # the 3rd time, and the 6th: it went on after it was told
+    assert "for the 3rd time this session" in out[8] and "TS2322" in out[8]
+    assert "for the 6th time this session" in out[20]
+
+
+def test_one_error_fixed_then_others_is_progress() -> None:
+    calls = [failed("npx tsc --noEmit", TYPE_ERROR), edit("/home/dev/project/src/config.ts", 0)]
+    for n, message in enumerate(
+        (
+            "Cannot find name 'foo'.",
+            "Property 'bar' does not exist on type 'X'.",
+            "Argument of type 'null' is not assignable.",
+        )
+    ):
+        calls += [
+            failed("npx tsc --noEmit", f"Exit code 2\nsrc/m{n}.ts(3,1): error TS2304: {message}"),
+            edit(f"/home/dev/project/src/m{n}.ts", n),
+        ]
+    assert not any(said(calls))

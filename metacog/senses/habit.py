@@ -37,14 +37,8 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
         seen = mem["seen"] = {}
     call = zlib.crc32(f"{action['tool']} {action['target']}".encode())
     if action.get("ok", True):
-        # The failing command passed: what it showed is fixed. Coming back later is a
-        # regression to look at afresh, not the same problem still standing.
-        for key in [
-            k
-            for k, raw in seen.items()
-            if not k.startswith("m ") and (e := Entry.load(raw)) and e.source == call
-        ]:
-            del seen[key]
+        # A pass does not forget: the same problem back after each fix ("patched the same
+        # way" every time: a Write without a final newline, then `echo >>`) is the habit.
         return None
     if ctx.asked_repeat:
         return None  # the person asked for the runs: the same failure again is the answer
@@ -67,9 +61,8 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
         seen.pop(key, None)
         seen[key] = None  # re-inserted: the least recently seen stay first, to be dropped first
         if calls - entry.last_call > (RERUN_GAP if key.startswith("k ") else HORIZON):
-            entry.times = (
-                0  # back after a long stretch of other work: a fresh look, not the next round
-            )
+            # Back after a long stretch of other work: a fresh look, not the next round.
+            entry.times = entry.said = 0
         entry.last_call = calls
         if entry.turn != turn:
             entry.times, entry.turn = entry.times + 1, turn
@@ -77,16 +70,18 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
             entry.places = [*entry.places[-3:], place]
         entry.source = call
         entries[key] = entry
-        if entry.times >= at and not entry.said:
+        # Said at the `at`-th time, and again each time the count has doubled since: a habit
+        # that goes on after it was told is worth one more line (as Vestibular's re-reads).
+        if entry.times >= at and entry.times >= 2 * entry.said:
             due.append((key, entry))
     if ctx.streak.count >= at:
         # The same error attempt after attempt is a streak, Nociception's to tell (metacog.facts
         # counts it whether or not that sense is on): its recurrences are heard, not a habit.
         for entry in entries.values():
-            entry.said = 1
+            entry.said = max(entry.times, at)
         due = []
     for _, entry in due:
-        entry.said = 1  # one line covers every problem that came due on this call
+        entry.said = entry.times  # one line covers every problem that came due on this call
     for key, entry in entries.items():
         seen[key] = entry.dump()
     while len(seen) > SEEN_CAP:
