@@ -14,7 +14,7 @@ from __future__ import annotations
 import zlib
 
 from metacog.senses.contract import problems_of
-from metacog.senses.signal import Signal, memory, peek, short
+from metacog.senses.signal import Signal, memory, peek, quote
 from metacog.senses.signal import turn as turn_of
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
@@ -97,11 +97,11 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
             NAME,
             f"this is the {nth} time this session: {describe(entry.what)}. What would make it the last?",
         )
-    problem = f"`{short(entry.what, 90)}`"
+    problem = quote(entry.what, 90)
     if key.startswith("k ") and len(entry.places) > 1:
         return Signal(
             NAME,
-            f"`{short(action['target'], 60)}` has failed {entry.times} times with the same kind of "
+            f"{quote(action['target'], 60)} has failed {entry.times} times with the same kind of "
             f"error at a new place each time: {problem}. The output may show only some: find every "
             "occurrence and fix them together?",
         )

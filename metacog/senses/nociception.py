@@ -11,6 +11,7 @@ from metacog.senses.signal import (
     memory,
     number,
     peek,
+    quote,
     short,
 )
 
@@ -71,16 +72,16 @@ def _quoted(action: dict, room: int) -> str:
     from metacog.symptoms import describe, names_something
 
     sig = action.get("sig", "")
-    call = f"{action['tool']} `{short(action['target'], max(room // 2, 20))}`"
+    call = f"{action['tool']} {quote(action['target'], max(room // 2, 20))}"
     if action.get("mistake"):
         said = f"{describe(action['mistake'])}, {call}"
         return said if len(said) <= room else call
     named = [p.line for p in problems_of(action) if names_something(p.line)]
     if named and not names_something(sig.split(" | ", 1)[0]):
         # The signature opens with a summary (`Found 1 error.`): the problem is what it counts.
-        return f"`{short(named[0], room - 2)}`"
+        return quote(named[0], room - 2)
     if names_something(sig):
-        return f"`{short(sig, room - 2)}`"
+        return quote(sig, room - 2)
     return call
 
 

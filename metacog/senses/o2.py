@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from metacog import transcript
-from metacog.senses.signal import Signal, memory, peek, short
+from metacog.senses.signal import Signal, memory, peek, quote, short
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ def _velocity(mem: dict, win: dict, cfg: dict) -> str:
         biggest = max(large, key=lambda a: a.get("size", 0))
         cause = (
             f"{len(large)} large results in the last {len(recent)} actions "
-            f"(biggest: {biggest['tool']} `{short(biggest['target'], 40)}`)"
+            f"(biggest: {biggest['tool']} {quote(biggest['target'], 40)})"
         )
     ratio = total / len(recent) / baseline
     return (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from metacog.action import EDIT_TOOLS
-from metacog.senses.signal import Signal, forget, memory, peek, short
+from metacog.senses.signal import Signal, forget, memory, peek, quote, short
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
         mem["quiet_until"] = calls + cfg["cooldown_calls"]
         return Signal(
             NAME,
-            f"{action['tool']} `{short(action['target'])}` has found nothing {nothing} times, "
+            f"{action['tool']} {quote(action['target'])} has found nothing {nothing} times, "
             "with nothing changed between. Is what you look for somewhere else, or named otherwise?",
         )
     if repeat >= cfg["same_action"] and action.get("ok", True) and not asked:
@@ -69,7 +69,7 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
             mem["quiet_until"] = calls + cfg["cooldown_calls"]
             return Signal(
                 NAME,
-                f"{action['tool']} `{short(action['target'])}` {repeat} times in a row with the "
+                f"{action['tool']} {quote(action['target'])} {repeat} times in a row with the "
                 "same result. What do you expect to be different next time?",
             )
         return None
@@ -83,14 +83,14 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
             mem["quiet_until"] = calls + cfg["cooldown_calls"]
             return Signal(
                 NAME,
-                f"{action['tool']} `{short(action['target'])}` {again} times in the last "
+                f"{action['tool']} {quote(action['target'])} {again} times in the last "
                 f"{AGAIN_SPAN} calls with the same result and nothing edited between. What do you "
                 "expect it to show next time?",
             )
     cycle = _cycle(actions, cfg["cycle_repeats"]) if not asked else None
     if cycle:
         mem["quiet_until"] = calls + cfg["cooldown_calls"]
-        steps = " → ".join(f"{tool} `{short(target, 40)}`" for tool, target, _ in cycle)
+        steps = " → ".join(f"{tool} {quote(target, 40)}" for tool, target, _ in cycle)
         return Signal(
             NAME,
             f"the same {len(cycle)} steps {cfg['cycle_repeats']} times over with unchanged results: "
