@@ -61,8 +61,9 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
         seen.pop(key, None)
         seen[key] = None  # re-inserted: the least recently seen stay first, to be dropped first
         if calls - entry.last_call > (RERUN_GAP if key.startswith("k ") else HORIZON):
-            # Back after a long stretch of other work: a fresh look, not the next round.
-            entry.times = entry.said = 0
+            # Back after a long stretch of other work: a fresh look, not the next round (what
+            # was said stays said: the count must double again before it is repeated).
+            entry.times = 0
         entry.last_call = calls
         if entry.turn != turn:
             entry.times, entry.turn = entry.times + 1, turn
