@@ -51,6 +51,9 @@ DEFAULTS: dict[str, dict[str, object]] = {
     },
     "echo": {"enabled": True, "edits_without_tests": 12},
     "drift": {"enabled": True, "recent_calls": 25},
+    # pass_within: calls from a problem's last failure to the pass that makes it a resolution;
+    # max_files: more files edited in between and no resolution is remembered (too unsure).
+    "reflex": {"enabled": True, "pass_within": 12, "max_files": 3},
     "learning": {
         "enabled": True,
         "promote_projects": 2,  # distinct projects that must detect a pattern before it goes global
@@ -96,6 +99,8 @@ LIMITS: dict[tuple[str, str], tuple[float, float]] = {
     ("nociception", "directive_at"): (2, 1000),
     ("nociception", "person_at"): (2, 1000),
     ("habit", "at"): (2, 1000),
+    ("reflex", "pass_within"): (1, 1000),
+    ("reflex", "max_files"): (1, 3),
     ("o2", "velocity_factor"): (1, 1000),
     ("o2", "baseline_calls"): (1, 1000),
     ("o2", "recent_calls"): (1, 20),

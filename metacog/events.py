@@ -5,7 +5,7 @@ from __future__ import annotations
 from metacog import action as actions
 from metacog import config, fsutil, learning, nervous, paths, state, summary, transcript
 from metacog.event import Event
-from metacog.senses import o2
+from metacog.senses import o2, reflex
 from metacog.senses.signal import number, peek
 
 TASK_NOTIFICATION = "<task-notification>"  # a finished background agent, not the person
@@ -37,7 +37,7 @@ def _read_transcript(st: dict, event: Event, now: float) -> list[dict]:
         context["tokens"] = 0
         context["compactions"] = context.get("compactions", 0) + 1
         main = state.window(st, "", now)
-        note = o2.after_compaction(main)  # before the senses forget what was read
+        note = _after_compaction(main)  # before the senses forget what was read
         nervous.compacted(main)
         if note and not st.pop("compaction_told", False):
             _queue(st, note)
@@ -60,6 +60,10 @@ def _read_transcript(st: dict, event: Event, now: float) -> list[dict]:
         act["turn"] = turn  # several refusals read at once were still each their own attempt
         refused.append(act)
     return refused
+
+
+def _after_compaction(main: dict) -> str:
+    return " ".join(filter(None, (o2.after_compaction(main), reflex.after_compaction(main))))
 
 
 def _queue(st: dict, note: str) -> None:
@@ -158,7 +162,7 @@ def on_session_start(event: Event, state_dir: str, now: float) -> dict | None:
     state.collect_garbage(state_dir, now)
     if sid and event.source == "compact":
         with state.Session(state_dir, sid, now) as st:
-            note = o2.after_compaction(state.window(st, "", now))
+            note = _after_compaction(state.window(st, "", now))
             if note:
                 st["compaction_told"] = True  # the transcript will show the same compaction
                 return reply("SessionStart", nervous.PREFIX + note)

@@ -8,6 +8,6 @@ module and one line here.
 
 from __future__ import annotations
 
-from metacog.senses import chronos, drift, echo, habit, nociception, o2, spatial, vestibular
+from metacog.senses import chronos, drift, echo, habit, nociception, o2, reflex, spatial, vestibular
 
-SENSES = (nociception, habit, vestibular, o2, chronos, spatial, echo, drift)
+SENSES = (nociception, habit, vestibular, o2, chronos, spatial, echo, drift, reflex)
