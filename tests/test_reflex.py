@@ -204,3 +204,63 @@ def test_no_compaction_note_when_nothing_failed(project: Path) -> None:
     run(project, "s1", [bash("ls"), bash("echo hi")], T0)
     start = captured("SessionStart", session_id="s1", cwd=str(project), source="compact")
     assert agent_text(send(start, now=T0 + 200)) == ""
+
+
+def seed_rules(project: Path, rules: dict[str, int]) -> None:
+    """Evidence in the project store, as earlier sessions would have left it."""
+    from metacog.learning import store
+
+    recs = [
+        {"v": 1, "type": "detection", "rule": r, "at": T0}
+        for r, n in rules.items()
+        for _ in range(n)
+    ]
+    store.append(store.project_path(str(project)), recs, T0, 1 << 30, 30)
+
+
+def prompt(project: Path, session: str, now: float) -> str:
+    payload = captured("UserPromptSubmit", session_id=session, cwd=str(project), prompt="go")
+    return agent_text(send(payload, now=now))
+
+
+def test_a_learned_rule_is_said_again_when_its_situation_begins(project: Path) -> None:
+    from metacog.learning.detectors import RULES
+
+    seed_rules(project, {"error-loop": 2})
+    assert "error-loop" in prompt(project, "s1", T0 + 10)  # the digest, at the first prompt
+    said = run(
+        project,
+        "s1",
+        [failed("npx tsc", TSC_ERROR), bash("ls"), failed("npx tsc", TSC_ERROR)],
+        T0 + 20,
+    )
+    assert said[:2] == ["", ""]
+    assert (
+        said[2] == f"metacog: a lesson learned in this project applies now: {RULES['error-loop']}"
+    )
+    other = "Exit code 1\nModuleNotFoundError: No module named 'yaml'"
+    later = run(project, "s1", [failed("python x.py", other)] * 2, T0 + 100)
+    assert later == ["", ""]  # once per session
+
+
+def test_a_rule_the_digest_did_not_show_is_not_said(project: Path) -> None:
+    seed_rules(project, {"blast-radius": 2})
+    prompt(project, "s1", T0 + 10)
+    said = run(project, "s1", [failed("npx tsc", TSC_ERROR)] * 2, T0 + 20)
+    assert said == ["", ""]
+
+
+def test_the_rule_recall_leaves_the_reinforcement_bookkeeping_as_it_was(project: Path) -> None:
+    """The session met the situation (errors) and no loop formed: a suppression, as without
+    the recall; the recall adds no evidence of its own."""
+    from metacog import config, learning, paths
+    from metacog.learning import store
+
+    seed_rules(project, {"error-loop": 2})
+    prompt(project, "s1", T0 + 10)
+    run(project, "s1", [failed("npx tsc", TSC_ERROR), bash("ls"), failed("npx tsc", TSC_ERROR)], T0)
+    conf = config.load(paths.config_dir(), paths.state_dir(), str(project))
+    learning.on_session_end(str(project), "s1", paths.state_dir(), conf, T0 + 200)
+    lines = Path(store.project_path(str(project))).read_text().splitlines()
+    kinds = [json.loads(line)["type"] for line in lines if '"error-loop"' in line]
+    assert kinds.count("suppression") == 1 and kinds.count("detection") == 2, kinds
