@@ -264,3 +264,24 @@ def test_the_rule_recall_leaves_the_reinforcement_bookkeeping_as_it_was(project:
     lines = Path(store.project_path(str(project))).read_text().splitlines()
     kinds = [json.loads(line)["type"] for line in lines if '"error-loop"' in line]
     assert kinds.count("suppression") == 1 and kinds.count("detection") == 2, kinds
+
+
+def test_one_earlier_session_without_a_resolution_is_not_enough_to_say_so(project: Path) -> None:
+    run(project, "s1", [failed("npx tsc", TSC_ERROR)] * 2, T0)
+    said = run(
+        project, "s2", [failed("npx tsc", TSC_ERROR), bash("ls"), failed("npx tsc", TSC_ERROR)], T0
+    )
+    assert said == ["", "", ""]
+
+
+def test_the_loop_rule_waits_for_the_same_error_twice_in_a_row(project: Path) -> None:
+    """The same error back after its command passed is a new episode, not a loop beginning."""
+    seed_rules(project, {"error-loop": 2})
+    prompt(project, "s1", T0 + 10)
+    said = run(
+        project,
+        "s1",
+        [failed("npx tsc", TSC_ERROR), bash("npx tsc", stdout=""), failed("npx tsc", TSC_ERROR)],
+        T0 + 20,
+    )
+    assert said == ["", "", ""]

@@ -29,6 +29,7 @@ OPEN_CAP = 32  # problems followed per window, the least recently failed dropped
 TOLD_CAP = 64
 DONE_CAP = 16
 TRIED_CAP = 3
+UNRESOLVED_AT = 2  # earlier sessions that met a problem and never resolved it, to say so
 EDITS_CAP = 8  # distinct files edited since a problem's last failure (more: no resolution)
 # Situations whose beginning recalls a learned rule: the rule ids of learning.detectors.
 SITUATIONS = {"error": "error-loop", "mistake": "repeated-mistake", "wide": "blast-radius"}
@@ -79,10 +80,22 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     if text:
         told.append(problem)
         del told[:-TOLD_CAP]
-    rule = _rule(mem, "mistake" if action.get("mistake") else "error", ctx)
+    rule = _situation(win, action, mem, ctx)
     if rule is not None:
         text = f"{text} {rule.text}" if text else rule.text
     return Signal(NAME, text) if text else None
+
+
+def _situation(win: dict, action: dict, mem: dict, ctx: Context) -> Signal | None:
+    """The rule whose situation begins with this 2nd failure: a loop is the same error twice
+    in a row (Nociception's streak, counted before this sense runs); a repeated mistake
+    the same refusal again, except an old_string found twice (fixed at once, LABELS.md)."""
+    from metacog.symptoms import NOT_HABITS
+
+    mistake = action.get("mistake", "")
+    if mistake:
+        return None if mistake in NOT_HABITS else _rule(mem, "mistake", ctx)
+    return _rule(mem, "error", ctx) if peek(win, "nociception").get("count") == 2 else None
 
 
 def _valid(entry: object) -> bool:
@@ -189,7 +202,9 @@ def _recalled(mem: dict, problem: str, ident: str, ctx: Context) -> str:
 
     sid = session_hash(ctx.event.session)
     others = [s for s in before.get("seen") or [] if s != sid]
-    return recall.unresolved_line(len(others)) if others else ""
+    # One earlier session that did not resolve it is weak evidence (the session may have
+    # moved on to other work): said from two on.
+    return recall.unresolved_line(len(others)) if len(others) >= UNRESOLVED_AT else ""
 
 
 def _rule(mem: dict, situation: str, ctx: Context) -> Signal | None:
