@@ -69,24 +69,22 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     opened[problem] = entry
     while len(opened) > OPEN_CAP:
         del opened[next(iter(opened))]
-    if entry["n"] != 2:
-        return None
     told = mem.get("told")
     if not isinstance(told, list):
         told = mem["told"] = []
-    if problem in told:
-        return None
-    text = _recalled(mem, problem, ident, ctx)
-    if text:
-        told.append(problem)
-        del told[:-TOLD_CAP]
-    rule = _situation(win, action, mem, ctx)
+    text = ""
+    if entry["n"] == 2 and problem not in told:
+        text = _recalled(mem, problem, ident, ctx)
+        if text:
+            told.append(problem)
+            del told[:-TOLD_CAP]
+    rule = _situation(win, action, entry["n"], mem, ctx)
     if rule is not None:
         text = f"{text} {rule.text}" if text else rule.text
     return Signal(NAME, text) if text else None
 
 
-def _situation(win: dict, action: dict, mem: dict, ctx: Context) -> Signal | None:
+def _situation(win: dict, action: dict, n: int, mem: dict, ctx: Context) -> Signal | None:
     """The rule whose situation begins with this 2nd failure: a loop is the same error twice
     in a row (Nociception's streak, counted before this sense runs); a repeated mistake
     the same refusal again, except an old_string found twice (fixed at once, LABELS.md)."""
@@ -94,7 +92,7 @@ def _situation(win: dict, action: dict, mem: dict, ctx: Context) -> Signal | Non
 
     mistake = action.get("mistake", "")
     if mistake:
-        return None if mistake in NOT_HABITS else _rule(mem, "mistake", ctx)
+        return None if mistake in NOT_HABITS or n != 2 else _rule(mem, "mistake", ctx)
     return _rule(mem, "error", ctx) if peek(win, "nociception").get("count") == 2 else None
 
 
