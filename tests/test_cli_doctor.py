@@ -297,6 +297,19 @@ def test_a_compacted_store_keeps_a_copy_of_what_it_dropped(
             "make {folder} a folder inside the project",
             id="claude-a-file",
         ),
+        pytest.param(os.mkfifo, "not a regular file", "rm -r {path}", id="a-fifo"),
+        pytest.param(
+            lambda p: p.symlink_to("/dev/zero"),
+            "the store is a symlink",
+            "rm -r {path}",
+            id="devzero",
+        ),
+        pytest.param(
+            lambda p: p.write_bytes(b"\n" * (store.READ_CAP + 1)),
+            "the store is larger than 4 MB",
+            "rm -r {path}",
+            id="past-its-cap",
+        ),
     ],
 )
 def test_a_store_that_cannot_be_read(healthy: Path, make: object, why: str, fix: str) -> None:
@@ -305,7 +318,8 @@ def test_a_store_that_cannot_be_read(healthy: Path, make: object, why: str, fix:
     path.unlink()
     make(path)
     [found] = [f for f in findings() if f["status"] == "problem"]
-    assert found["text"] == f"project learned-rule store {path} not read: {why}"
+    stopped = " (learning has stopped for this project)"
+    assert found["text"] == f"project learned-rule store {path} not read: {why}{stopped}"
     assert fix.format(path=path, folder=path.parent) in found["fix"]
     assert json.loads(cli("status", "--json").stdout)["unread_stores"] == [
         f"project store {path} not read: {why}"

@@ -273,9 +273,15 @@ def test_a_store_far_past_the_cap_costs_one_bounded_read_and_no_rewrite(
         return data
 
     monkeypatch.setattr(store, "read_fd", read_fd)
-    session(project, "s0", T0 + 60, LOOP)  # SessionStart, digest, SessionEnd (an append)
-    assert sum(read) <= 16 << 20  # a few bounded reads (the digest's, the journal's), never 73 MB
-    assert os.path.getsize(path) > 73 << 20  # appended to, never rewritten (it cannot be rebuilt)
+    session(project, "s0", T0 + 60, LOOP)  # SessionStart, digest, SessionEnd
+    assert sum(read) <= 16 << 20  # a few bounded reads (the journal's), never 73 MB
+    # Grown past the cap: learning stops for the project (nothing appended, nothing read),
+    # like a read-only checkout: one log line, and doctor says it.
+    assert os.path.getsize(path) == 73 << 20
+    report = learning.health(project)["project"]
+    assert report["code"] == store.STORE_TOO_LARGE and report["refused"]
+    log = Path(state_dir()) / "metacog.log"
+    assert log.read_text().count("project store of") == 1
 
 
 def test_the_digest_claims_no_more_than_the_cap(project: str) -> None:
@@ -291,3 +297,29 @@ def test_the_digest_claims_no_more_than_the_cap(project: str) -> None:
     write_store(project, [json.dumps(agg)])
     text = build.compile_digest(project, cfg(), T0 + 60)["text"]
     assert "(seen 10,000+×, held 3×)" in text and "10000000" not in text
+
+
+@pytest.mark.parametrize(
+    ("make", "code"),
+    [
+        pytest.param(os.mkdir, store.STORE_NOT_FILE, id="a-folder"),
+        pytest.param(os.mkfifo, store.STORE_NOT_FILE, id="a-fifo"),
+        pytest.param(lambda p: os.symlink("/dev/zero", p), store.STORE_SYMLINK, id="devzero"),
+    ],
+)
+def test_a_damaged_store_stops_learning_like_a_read_only_one(
+    project: str, make: object, code: str
+) -> None:
+    """Nothing is read from or written to it; the promotion index still learns; one log line."""
+    from metacog.learning import scopes
+
+    (Path(project) / ".claude").mkdir()
+    path = Path(project) / ".claude" / store.PROJECT_NAME
+    make(str(path))
+    assert store.locate(project)[:2] == ("", code)
+    session(project, "s0", T0, LOOP)
+    assert os.path.lexists(path) and not path.is_file()
+    assert "error-loop" in Path(scopes.index_path()).read_text()
+    log = (Path(state_dir()) / "metacog.log").read_text()
+    assert log.count("project store of") == 1, log
+    assert learning.health(project)["project"]["code"] == code

@@ -482,14 +482,20 @@ def interpret_health(report: dict) -> list[dict]:
 def _store_findings(scope: str, entry: dict) -> list[dict]:
     path = entry["path"]
     if entry["refused"]:
-        from metacog.learning.store import PROJECT_DIR
+        from metacog.learning.store import DIR_CODES
 
-        if scope == "project" and entry["refused"].startswith(PROJECT_DIR):
+        code = entry.get("code", "")
+        if scope == "project" and code in DIR_CODES:
             fix = f"make {os.path.dirname(path)} a folder inside the project (not a file, nor a symlink out of it)"
         else:
             fix = f"remove what is there (rm -r {path}): metacog starts the store afresh and learns its rules again"
+        stops = " (learning has stopped for this project)" if scope == "project" and code else ""
         return [
-            finding(PROBLEM, f"{scope} learned-rule store {path} not read: {entry['refused']}", fix)
+            finding(
+                PROBLEM,
+                f"{scope} learned-rule store {path} not read: {entry['refused']}{stops}",
+                fix,
+            )
         ]
     if not entry["exists"]:
         return [finding(OK, f"{scope} learned-rule store: empty (no {path} yet)")]

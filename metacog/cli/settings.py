@@ -111,10 +111,10 @@ def writable_project_path(root: str) -> str:
     from metacog.learning import store
 
     path = project_path(root)
-    store_path, why = store.locate(root)
-    # locate also refuses the store's own file when it is a symlink; only its verdict on
-    # `.claude` (a reason naming it, or no project at all) concerns the settings file.
-    if not store_path and (why.startswith(store.PROJECT_DIR) or not root):
+    store_path, code, why = store.locate(root)
+    # locate also refuses the store's own file (a symlink, a folder, too large); only its
+    # verdict on `.claude` (or no project at all) concerns the settings file.
+    if not store_path and code in store.DIR_CODES:
         folder = os.path.dirname(path)
         raise CliError(
             f"not writing {path}: {why}; make {folder} a folder inside the project "

@@ -108,7 +108,7 @@ def health(root: str) -> dict:
         quarantined = sorted(os.path.join(folder, name) for name in os.listdir(folder))
     except OSError:
         quarantined = []
-    project, refused = store.locate(root)
+    project, code, refused = store.locate(root)
     report = {
         "global": store.health(store.global_path(), now),
         "project": store.health(project, now),
@@ -117,7 +117,9 @@ def health(root: str) -> dict:
     }
     if refused:
         report["project"].update(
-            refused=refused, path=os.path.join(root, store.PROJECT_DIR, store.PROJECT_NAME)
+            refused=refused,
+            code=code,
+            path=os.path.join(root, store.PROJECT_DIR, store.PROJECT_NAME),
         )
     return report
 

@@ -286,9 +286,13 @@ def _write(
 ) -> None:
     path = _mark(state_dir, sid, "writing")
     atomic_write(path, "{}")  # before the first append: from here on, the store's word counts
+    project, code, why = store.locate(root)
+    if code and code != store.NO_PROJECT and records:
+        # Refused like a read-only checkout: the index and the global store still learn.
+        log_error(state_dir, f"learning: project store of {root} not written: {why}")
     try:
         store.append(
-            store.project_path(root),
+            project,
             records,
             now,
             learn["compact_bytes"],

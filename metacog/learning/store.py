@@ -70,40 +70,60 @@ def global_path() -> str:
 
 
 def project_path(root: str) -> str:
-    """`<root>/.claude/metacog-learnings.jsonl`, or '' where writing it would leave the project."""
+    """`<root>/.claude/metacog-learnings.jsonl`, or '' where it must not be read or written."""
     return locate(root)[0]
 
 
-def locate(root: str) -> tuple[str, str]:
-    """(path of the project's store, '') or ('', why it is refused).
+# Why locate refuses a project's store: a code to branch on (doctor, `config set --project`),
+# and a phrase for people. The first four judge the project's `.claude` folder.
+NO_PROJECT = "no-project"
+DIR_ERROR = "dir-error"
+DIR_OUTSIDE = "dir-outside"
+DIR_NOT_FOLDER = "dir-not-folder"
+STORE_SYMLINK = "store-symlink"
+STORE_NOT_FILE = "store-not-file"
+STORE_TOO_LARGE = "store-too-large"
+DIR_CODES = frozenset((NO_PROJECT, DIR_ERROR, DIR_OUTSIDE, DIR_NOT_FOLDER))
+
+
+def locate(root: str) -> tuple[str, str, str]:
+    """(path of the project's store, '', '') or ('', code, why it is refused).
 
     A `.claude` that is a symlink is followed only if it resolves inside the project
-    (a repository can commit a symlink to anywhere); a store that is itself a symlink
-    is refused, and every open passes O_NOFOLLOW besides.
+    (a repository can commit a symlink to anywhere). The store itself must be a regular
+    file (or absent) of at most READ_CAP bytes: a symlink (to /dev/zero, to a file outside),
+    a folder, a FIFO or a store grown past the cap is damage or an attack, and learning
+    stops for the project until a person removes it (`metacog doctor` says so); every open
+    passes O_NOFOLLOW besides.
     """
     if not root:
-        return "", "no project"
+        return "", NO_PROJECT, "no project"
     folder = os.path.join(root, PROJECT_DIR)
     try:
         mode = os.lstat(folder).st_mode
     except FileNotFoundError:
-        return os.path.join(folder, PROJECT_NAME), ""
+        return os.path.join(folder, PROJECT_NAME), "", ""
     except OSError as exc:
-        return "", f"{PROJECT_DIR}: {type(exc).__name__}"
+        return "", DIR_ERROR, f"{PROJECT_DIR}: {type(exc).__name__}"
     if stat.S_ISLNK(mode):
         real_root = os.path.realpath(root)
         folder = os.path.realpath(folder)
         if not folder.startswith(real_root.rstrip(os.sep) + os.sep) or not os.path.isdir(folder):
-            return "", f"{PROJECT_DIR} is a symlink out of the project"
+            return "", DIR_OUTSIDE, f"{PROJECT_DIR} is a symlink out of the project"
     elif not stat.S_ISDIR(mode):
-        return "", f"{PROJECT_DIR} is not a directory"
+        return "", DIR_NOT_FOLDER, f"{PROJECT_DIR} is not a directory"
     path = os.path.join(folder, PROJECT_NAME)
     try:
-        if stat.S_ISLNK(os.lstat(path).st_mode):
-            return "", "the store is a symlink"
+        st = os.lstat(path)
     except OSError:
-        pass
-    return path, ""
+        return path, "", ""
+    if stat.S_ISLNK(st.st_mode):
+        return "", STORE_SYMLINK, "the store is a symlink"
+    if not stat.S_ISREG(st.st_mode):
+        return "", STORE_NOT_FILE, "not a regular file"
+    if st.st_size > READ_CAP:
+        return "", STORE_TOO_LARGE, f"the store is larger than {READ_CAP >> 20} MB"
+    return path, "", ""
 
 
 def stamp(path: str) -> list[int] | None:
@@ -483,4 +503,5 @@ def health(path: str, now: float) -> dict:
         "partial": contents.partial,
         "truncated": contents.truncated,
         "refused": contents.refused,
+        "code": "",
     }
