@@ -52,8 +52,10 @@ DEFAULTS: dict[str, dict[str, object]] = {
     "echo": {"enabled": True, "edits_without_tests": 12},
     "drift": {"enabled": True, "recent_calls": 25},
     # pass_within: calls from a problem's last failure to the pass that makes it a resolution;
-    # max_files: more files edited in between and no resolution is remembered (too unsure).
-    "reflex": {"enabled": True, "pass_within": 12, "max_files": 3},
+    # max_files: more files edited in between and no resolution is remembered (too unsure);
+    # recent_calls: a resolution of this session is recalled only this many calls later, or
+    # after a compaction (before, the agent still has it in context).
+    "reflex": {"enabled": True, "pass_within": 12, "max_files": 3, "recent_calls": 40},
     "learning": {
         "enabled": True,
         "promote_projects": 2,  # distinct projects that must detect a pattern before it goes global
@@ -101,6 +103,7 @@ LIMITS: dict[tuple[str, str], tuple[float, float]] = {
     ("habit", "at"): (2, 1000),
     ("reflex", "pass_within"): (1, 1000),
     ("reflex", "max_files"): (1, 3),
+    ("reflex", "recent_calls"): (0, 100_000),
     ("o2", "velocity_factor"): (1, 1000),
     ("o2", "baseline_calls"): (1, 1000),
     ("o2", "recent_calls"): (1, 20),

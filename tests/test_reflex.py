@@ -65,15 +65,24 @@ def test_resolution_recalled_in_the_next_session_at_the_second_occurrence(projec
     assert not any("resolved" in s for s in again)  # once per problem and session
 
 
-def test_resolution_recalled_later_in_the_same_session(project: Path) -> None:
-    said = run(
-        project,
-        "s1",
-        [*resolving(project), failed("npx tsc", TSC_ERROR), failed("npx tsc", TSC_ERROR)],
-        T0,
-    )
-    assert "resolved here earlier in this session" in said[-1], said
-    assert "src/config.ts" in said[-1]
+def test_resolution_recalled_in_the_same_session_after_a_compaction(project: Path) -> None:
+    run(project, "s1", resolving(project), T0)
+    again = [failed("npx tsc", TSC_ERROR), failed("npx tsc", TSC_ERROR)]
+    assert run(project, "s1", again, T0 + 100) == ["", ""]  # the fix is still in its context
+    run(project, "s1", resolving(project), T0 + 200)
+    start = captured("SessionStart", session_id="s1", cwd=str(project), source="compact")
+    send(start, now=T0 + 300)
+    said = run(project, "s1", again, T0 + 400)
+    assert said[0] == ""
+    assert said[1].startswith("metacog: this error was resolved here earlier in this session"), said
+    assert "src/config.ts" in said[1]
+
+
+def test_resolution_recalled_in_the_same_session_long_after(project: Path) -> None:
+    filler = [bash(f"echo {i}") for i in range(40)]  # reflex.recent_calls
+    again = [failed("npx tsc", TSC_ERROR), failed("npx tsc", TSC_ERROR)]
+    said = run(project, "s1", [*resolving(project), *filler, *again], T0)
+    assert "resolved here earlier in this session in 5 calls" in said[-1], said
 
 
 def test_nothing_known_says_nothing(project: Path) -> None:

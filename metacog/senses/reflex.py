@@ -59,7 +59,7 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     problem = key(ident)
     entry = opened.pop(problem, None)
     if not _valid(entry):
-        entry = {"n": 0, "turn": None, "first": calls, "sig": ident[:200], "tried": []}
+        entry = {"n": 0, "turn": None, "first": calls, "sig": ident[:120], "tried": []}
     turn = turn_of(action, win)
     if entry["turn"] != turn:
         entry["n"], entry["turn"] = entry["n"] + 1, turn
@@ -155,7 +155,7 @@ def _passed(mem: dict, opened: dict, action: dict, calls: int, cfg: dict, ctx: C
         if not isinstance(done, dict):
             done = mem["done"] = {}
         done.pop(problem, None)
-        done[problem] = {**fix, "sig": entry["sig"]}
+        done[problem] = {**fix, "sig": entry["sig"], "call": calls}
         while len(done) > DONE_CAP:
             del done[next(iter(done))]
         if _learning(ctx):
@@ -190,8 +190,15 @@ def _recalled(mem: dict, problem: str, ident: str, ctx: Context) -> str:
             before = resolutions.met(ctx.root, problem, ident, ctx.event.session, ctx.now)
         except (OSError, ValueError) as exc:
             _log(ctx, exc)
-    if isinstance(here, dict):
+    if isinstance(here, dict) and (
+        here.get("lost")
+        or ctx.win.get("calls", 0) - here.get("call", 0) >= ctx.cfg[NAME]["recent_calls"]
+    ):
+        # Only what the agent may have lost: a resolution from before a compaction, or from
+        # long ago; a red-green cycle's last fix is still in its context.
         return recall.resolution_line(here, ctx.now, same_session=True)
+    if isinstance(here, dict):
+        return ""
     if not before:
         return ""
     if before.get("fix"):
@@ -230,10 +237,17 @@ def _rule(mem: dict, situation: str, ctx: Context) -> Signal | None:
 
 
 def after_compaction(win: dict) -> str:
-    """The note for right after a compaction: what still fails, what was tried, what worked."""
+    """The note for right after a compaction: what still fails, what was tried, what worked.
+
+    Also marks this session's resolutions as lost from the agent's context, so each is
+    recalled when its problem comes back (both the SessionStart and the transcript's
+    sign of one compaction call this: marking twice is marking once)."""
     from metacog import recall
 
     mem = peek(win, NAME)
+    for fix in (mem.get("done") or {}).values() if isinstance(mem.get("done"), dict) else ():
+        if isinstance(fix, dict):
+            fix["lost"] = True
     opened = mem.get("open") if isinstance(mem.get("open"), dict) else {}
     entries = sorted((e for e in opened.values() if _valid(e)), key=lambda e: e["n"], reverse=True)[
         :3
