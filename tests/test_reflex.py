@@ -294,3 +294,24 @@ def test_the_loop_rule_waits_for_the_same_error_twice_in_a_row(project: Path) ->
     assert said == ["", "", ""]
     said = run(project, "s1", [failed("npx tsc", TSC_ERROR)], T0 + 50)
     assert "a lesson learned in this project applies now" in said[0]
+
+
+def test_the_blast_radius_rule_at_the_edit_of_a_widely_imported_file(tmp_path: Path) -> None:
+    from metacog.learning.detectors import RULES
+
+    base = tmp_path / "wide"
+    (base / ".git").mkdir(parents=True)
+    (base / "app").mkdir()
+    (base / "app" / "__init__.py").write_text("")
+    (base / "app" / "models.py").write_text("class User: ...\n")
+    (base / "users").mkdir()
+    for i in range(6):
+        (base / "users" / f"use{i}.py").write_text("from app.models import User\n")
+    seed_rules(base, {"blast-radius": 2})
+    assert "blast-radius" in prompt(base, "s1", T0)
+    said = run(base, "s1", [edit(str(base / "app" / "models.py"))] * 2, T0 + 10)
+    assert said[0].startswith("metacog: You modified app/models.py. 6 files import it")
+    assert said[0].endswith(
+        f"a lesson learned in this project applies now: {RULES['blast-radius']}"
+    )
+    assert "lesson learned" not in said[1]  # once per session
