@@ -13,8 +13,9 @@ Then, for every resolution recalled ("this error was resolved here ..."): whethe
 then resolved that problem in the same session by editing a file the recall named (the
 problem's next resolution, as Reflex itself extracts it: files edited between its last
 failure and the pass of the same call). precision = such recalls / resolution recalls.
-Also: the "never resolved" lines, the rule lines, Reflex's lines per 100 calls on the
-sessions LABELS.jsonl marks quiet, and how many land inside a labelled progress stretch.
+Also: the "never resolved" lines, the rule lines, Reflex's lines per 100 main-agent calls
+on the sessions LABELS.jsonl marks quiet (counted as benchmarks/score_labels.py counts),
+and how many land inside a labelled progress stretch.
 """
 
 from __future__ import annotations
@@ -159,9 +160,7 @@ def run(folder: Path) -> dict:
 
     result = {"projects": 0, "sessions": 0, "calls": 0, "resolution": [], "unresolved": 0}
     result["quiet_names"] = sorted(quiet)
-    result.update(
-        rule=0, stored=0, quiet_files=0, quiet_calls=0, quiet_lines=0, in_progress=0, lines=[]
-    )
+    result.update(rule=0, stored=0, quiet_calls=0, quiet_lines=0, in_progress=0, lines=[])
     saved = os.environ.get("METACOG_HOME")
     for project, sessions in sorted(groups.items()):
         result["projects"] += 1
@@ -185,12 +184,15 @@ def run(folder: Path) -> dict:
                             result["unresolved"] += 1
                         result["rule"] += line["rule"]
                         at = mapping[line["call"] - 1][0] if 0 < line["call"] <= len(mapping) else 0
-                        if any(a <= at <= b for a, b in progress.get(path.name, [])):
-                            result["in_progress"] += 1
-                    result["quiet_files"] += path.name in quiet and bool(out["lines"])
-                    if path.name in quiet:
-                        result["quiet_calls"] += out["calls"]
-                        result["quiet_lines"] += len(out["lines"])
+                        line["progress"] = any(a <= at <= b for a, b in progress.get(path.name, []))
+                        result["in_progress"] += line["progress"]
+                    if path.name in quiet:  # as score_labels.py counts: the main agent's
+                        result["quiet_calls"] += mapping[-1][0] if mapping else 0
+                        result["quiet_lines"] += sum(
+                            1
+                            for line in out["lines"]
+                            if 0 < line["call"] <= len(mapping) and mapping[line["call"] - 1][1]
+                        )
                 problems = resolutions._load(resolutions.path_for(fake), fake) or {}
                 result["stored"] += sum(1 for p in problems.values() if p.get("fix"))
             finally:
@@ -216,11 +218,12 @@ def report(r: dict) -> str:
         f"{r['resolved_after']}; by editing a file the recall named: {r['hits']} "
         f"(precision {r['precision']})",
         f"'never resolved' lines: {r['unresolved']}; rule lines: {r['rule']}",
-        f"on quiet sessions: {r['quiet_lines']} lines in {r['quiet_calls']} calls = "
+        f"on quiet sessions: {r['quiet_lines']} lines in {r['quiet_calls']} main-agent calls = "
         f"{r['quiet_per_100']:.3f} per 100 calls; inside progress stretches: {r['in_progress']}",
     ]
     for line in r["lines"]:
         quiet = " (quiet)" if line["file"] in r["quiet_names"] else ""
+        quiet += " (in a progress stretch)" if line.get("progress") else ""
         lines.append(f"  {line['file'][:40]}{quiet} call {line['call']}: {line['text'][9:150]}")
     return "\n".join(lines)
 

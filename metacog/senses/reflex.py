@@ -87,12 +87,13 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
 def _situation(win: dict, action: dict, n: int, mem: dict, ctx: Context) -> Signal | None:
     """The rule whose situation begins with this 2nd failure: a loop is the same error twice
     in a row (Nociception's streak, counted before this sense runs); a repeated mistake
-    the same refusal again, except an old_string found twice (fixed at once, LABELS.md)."""
-    from metacog.symptoms import NOT_HABITS
+    the same refusal again, except an Edit whose old_string did not match (the next attempt,
+    after a Read, nearly always works: the rule's line was noise on quiet sessions)."""
+    from metacog.symptoms import EDIT_MISMATCH
 
     mistake = action.get("mistake", "")
     if mistake:
-        return None if mistake in NOT_HABITS or n != 2 else _rule(mem, "mistake", ctx)
+        return None if mistake in EDIT_MISMATCH or n != 2 else _rule(mem, "mistake", ctx)
     return _rule(mem, "error", ctx) if peek(win, "nociception").get("count") == 2 else None
 
 
