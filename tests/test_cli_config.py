@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import clitest
@@ -337,5 +338,17 @@ def test_set_project_is_not_stopped_by_a_symlinked_learned_rule_store(
     # The store refuses its own file when it is a symlink; that says nothing about the settings file.
     (project / ".claude").mkdir()
     clitest.store_of(project).symlink_to(tmp_path / "elsewhere.jsonl")
+    assert cli("config", "set", "chronos.minutes", "3", "--project").exit_code == 0
+    assert config.parse_toml(str(project_file(project))) == {"chronos": {"minutes": 3}}
+
+
+@pytest.mark.parametrize("damage", ["fifo", "folder"])
+def test_set_project_is_not_stopped_by_a_damaged_learned_rule_store(
+    project: Path, damage: str
+) -> None:
+    # locate's code says the store itself is refused, not `.claude`: the settings file is fine.
+    (project / ".claude").mkdir()
+    store_file = clitest.store_of(project)
+    os.mkfifo(store_file) if damage == "fifo" else store_file.mkdir()
     assert cli("config", "set", "chronos.minutes", "3", "--project").exit_code == 0
     assert config.parse_toml(str(project_file(project))) == {"chronos": {"minutes": 3}}

@@ -8,10 +8,20 @@ from this tuple.
 
 from __future__ import annotations
 
-from metacog.senses import chronos, drift, echo, habit, nociception, o2, spatial, vestibular
+from metacog.senses import chronos, drift, echo, habit, nociception, o2, reflex, spatial, vestibular
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
     from metacog.senses.contract import Sense
 
-SENSES: tuple[Sense, ...] = (nociception, habit, vestibular, o2, chronos, spatial, echo, drift)
+SENSES: tuple[Sense, ...] = (
+    nociception,
+    habit,
+    vestibular,
+    o2,
+    chronos,
+    spatial,
+    echo,
+    drift,
+    reflex,
+)
