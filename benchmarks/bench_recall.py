@@ -224,7 +224,9 @@ def report(r: dict) -> str:
     for line in r["lines"]:
         quiet = " (quiet)" if line["file"] in r["quiet_names"] else ""
         quiet += " (in a progress stretch)" if line.get("progress") else ""
-        lines.append(f"  {line['file'][:40]}{quiet} call {line['call']}: {line['text'][9:150]}")
+        lines.append(
+            f"  {line['file'][:40] + ' ' + line['file'][-14:-6]}{quiet} call {line['call']}: {line['text'][9:150]}"
+        )
     return "\n".join(lines)
 
 

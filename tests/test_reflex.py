@@ -325,3 +325,19 @@ def test_the_blast_radius_rule_at_the_edit_of_a_widely_imported_file(tmp_path: P
         f"a lesson learned in this project applies now: {RULES['blast-radius']}"
     )
     assert "lesson learned" not in said[1]  # once per session
+
+
+def test_the_person_rejecting_twice_does_not_recall_the_mistake_rule(project: Path) -> None:
+    # claude-code-log f852ad25 (quiet): two plans rejected while the person reviews them.
+    seed_rules(project, {"repeated-mistake": 2})
+    prompt(project, "s1", T0 + 10)
+    rejected = "The user doesn't want to proceed with this tool use. The tool use was rejected."
+    plan = failed("x", rejected)
+    plan.update(tool_name="ExitPlanMode", tool_input={"plan": "## Plan"})
+    said = run(project, "s1", [plan, bash("ls"), plan], T0 + 20)
+    assert said == ["", "", ""]
+    # An Edit before a Read twice is the agent's own mistake: the rule is said.
+    refusal = "File has not been read yet. Read it first before writing to it."
+    write = failed("x", refusal)
+    write.update(tool_name="Write", tool_input={"file_path": str(project / "src" / "a.py")})
+    assert "a lesson learned" in run(project, "s1", [write, bash("pwd"), write], T0 + 60)[2]

@@ -93,12 +93,17 @@ def _situation(action: dict, n: int, mem: dict, ctx: Context) -> Signal | None:
     """The rule whose situation begins with this 2nd failure: a loop is the same error twice
     in a row (the streak metacog.facts counts); a repeated mistake
     the same refusal again, except an Edit whose old_string did not match (the next attempt,
-    after a Read, nearly always works: the rule's line was noise on quiet sessions)."""
-    from metacog.symptoms import EDIT_MISMATCH
+    after a Read, nearly always works: the rule's line was noise on quiet sessions) and the
+    person's rejections."""
+    from metacog.symptoms import EDIT_MISMATCH, PER_INTENT
 
     mistake = action.get("mistake", "")
     if mistake:
-        return None if mistake in EDIT_MISMATCH or n != 2 else _rule(mem, "mistake", ctx)
+        # A rejection is the person's decision, not the agent's mistake: a person who says no
+        # to two plans while reviewing is not being ignored (a quiet session, f852ad25).
+        if mistake in EDIT_MISMATCH or mistake in PER_INTENT or n != 2:
+            return None
+        return _rule(mem, "mistake", ctx)
     return _rule(mem, "error", ctx) if ctx.streak_grew and ctx.streak.count == 2 else None
 
 
