@@ -51,7 +51,7 @@ def one_process(home: str, root: str, sid: str, now: float) -> float:
     code = (
         "import sys; sys.path.insert(0, sys.argv[1]);"
         "from metacog import config, learning, paths;"
-        "sd = paths.state_dir(); cfg = config.load(paths.config_dir(), sd, sys.argv[2]);"
+        "sd = paths.state_dir(); cfg = config.load(paths.config_dir(), sys.argv[2]);"
         "learning.digest_once(sys.argv[2], sys.argv[3], sd, cfg, float(sys.argv[4]))"
     )
     start = time.perf_counter()

@@ -200,11 +200,8 @@ def files(config_dir: str, root: str) -> list[str]:
     return found
 
 
-def load(config_dir: str, state_dir: str, root: str) -> dict:
-    """Effective settings. Unreadable files are skipped (`metacog doctor` names them).
-
-    `state_dir` is unused (settings were once cached there); kept for the callers.
-    """
+def load(config_dir: str, root: str) -> dict:
+    """Effective settings. Unreadable files are skipped (`metacog doctor` names them)."""
     values = DEFAULTS
     for path in files(config_dir, root):
         layer = _layer(path)

@@ -19,11 +19,11 @@ def reply(event: str, agent_text: str = "", person_text: str = "") -> dict | Non
     return out or None
 
 
-def _settings(st: dict, event: Event, state_dir: str) -> tuple[dict, str]:
+def _settings(st: dict, event: Event) -> tuple[dict, str]:
     cwd = event.cwd
     if st.get("cwd") != cwd or "root" not in st:
         st["cwd"], st["root"] = cwd, config.project_root(cwd)
-    return config.load(paths.config_dir(), state_dir, st["root"]), st["root"]
+    return config.load(paths.config_dir(), st["root"]), st["root"]
 
 
 def _read_transcript(st: dict, event: Event, cfg: dict, state_dir: str, now: float) -> list[dict]:
@@ -73,7 +73,7 @@ def on_tool(event: Event, state_dir: str, now: float) -> dict | None:
         return None
     act = actions.from_event(event, now)
     with state.Session(state_dir, event.session, now) as st:
-        cfg, root = _settings(st, event, state_dir)
+        cfg, root = _settings(st, event)
         totals = summary.get(st)
         signals = []
         for refused in _read_transcript(st, event, cfg, state_dir, now):
@@ -128,7 +128,7 @@ def on_prompt(event: Event, state_dir: str, now: float) -> dict | None:
     if not sid or event.prompt.lstrip().startswith(TASK_NOTIFICATION):
         return None
     with state.Session(state_dir, sid, now) as st:
-        cfg, root = _settings(st, event, state_dir)
+        cfg, root = _settings(st, event)
         win = state.window(st, "", now)
         win["prompt_calls"] = 0
         win["prompts"] = win.get("prompts", 0) + 1
@@ -146,7 +146,7 @@ def on_session_start(event: Event, state_dir: str, now: float) -> dict | None:
     sid = event.session
     if sid:
         root = config.project_root(event.cwd)
-        cfg = config.load(paths.config_dir(), state_dir, root)
+        cfg = config.load(paths.config_dir(), root)
         if cfg["learning"]["enabled"]:
             # Sessions of this project that ended without a SessionEnd are evaluated now,
             # before the collection below could remove their state.
@@ -154,7 +154,7 @@ def on_session_start(event: Event, state_dir: str, now: float) -> dict | None:
     state.collect_garbage(state_dir, now)
     if sid and event.source == "compact":
         with state.Session(state_dir, sid, now) as st:
-            cfg, _ = _settings(st, event, state_dir)
+            cfg, _ = _settings(st, event)
             # The senses forget now what the compaction dropped; the transcript will show the
             # same compaction at the next call, with nothing read between and no second note.
             main = state.window(st, "", now)
@@ -170,8 +170,10 @@ def _cap_stderr_log() -> None:
     `hook-stderr.log` in the plugin's data folder; it is rotated here, once a session."""
     import os
 
+    from metacog.layout import HOOK_STDERR_LOG
+
     data = os.environ.get("CLAUDE_PLUGIN_DATA", "")
-    log = os.path.join(data, "hook-stderr.log")
+    log = os.path.join(data, HOOK_STDERR_LOG)
     try:
         if data and os.stat(log).st_size > fsutil.LOG_CAP:
             fsutil.rotate(log)
@@ -188,7 +190,7 @@ def on_subagent_stop(event: Event, state_dir: str, now: float) -> dict | None:
         win = st["windows"].get(f"agent:{agent}")
         if not isinstance(win, dict):
             return None
-        cfg, root = _settings(st, event, state_dir)
+        cfg, root = _settings(st, event)
         ctx = nervous.Context(cfg, st, win, event, now, state_dir, root)
         said = nervous.after_subagent(ctx)
         if said:
@@ -201,7 +203,7 @@ def on_session_end(event: Event, state_dir: str, now: float) -> dict | None:
     if sid:
         st = state.read(state_dir, sid) or {}
         root = st.get("root") if isinstance(st.get("root"), str) else config.project_root(event.cwd)
-        cfg = config.load(paths.config_dir(), state_dir, root)
+        cfg = config.load(paths.config_dir(), root)
         if cfg["learning"]["enabled"]:
             learning.on_session_end(root, sid, state_dir, cfg, now)
     return None

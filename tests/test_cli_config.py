@@ -35,7 +35,7 @@ def test_set_writes_toml_that_the_hook_reads(project: Path, isolated_home: Path)
     assert result.exit_code == 0, result.output
     assert result.stdout == f"Set nociception.observe_at = 4 in {global_file()}\n"
     assert config.parse_toml(str(global_file())) == {"nociception": {"observe_at": 4}}
-    effective = config.load(paths.config_dir(), paths.state_dir(), str(project))
+    effective = config.load(paths.config_dir(), str(project))
     assert effective["nociception"]["observe_at"] == 4
     assert cli("config", "get", "nociception.observe_at").stdout == "4\n"
 
@@ -201,7 +201,7 @@ def test_a_deeply_nested_committed_config_is_one_clear_line(project: Path) -> No
         "nested too deeply" in one_line_error(result, code=1)
         and "internal error" not in result.stderr
     )
-    assert config.load(paths.config_dir(), paths.state_dir(), str(project)) == config.DEFAULTS
+    assert config.load(paths.config_dir(), str(project)) == config.DEFAULTS
 
 
 def test_set_refuses_a_section_that_is_not_a_table(project: Path) -> None:

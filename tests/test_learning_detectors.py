@@ -337,7 +337,7 @@ def test_detector_sections_go_through_config_load(make_project: Callable[[str], 
         "[error-loop]\nstreak = 5\n\n[task-drift]\nenabled = false\n\n"
         '[no-such-detector]\nenabled = false\n\n[learning]\npromote_projects = 3\nkeep_days = "x"\n'
     )
-    conf = config.load(paths.config_dir(), paths.state_dir(), str(root))
+    conf = config.load(paths.config_dir(), str(root))
     assert verdicts({"errors": 4, "max_error_streak": 4}, "error-loop", conf=conf) == [
         "suppression"
     ]

@@ -118,13 +118,13 @@ def test_a_budget_too_small_to_say_anything_is_ignored_and_the_minimum_works(pro
     # Through a config file, as the hook reads it: config.LIMITS keeps a smaller budget out.
     for sid, tiny in (("s0", 50), ("s1", 0), ("s2", config.DIGEST_MIN_CHARS - 1)):
         toml.write_text(f"[digest]\nmax_chars = {tiny}\n")
-        conf = config.load(paths.config_dir(), state_dir(), project)
+        conf = config.load(paths.config_dir(), project)
         assert conf["digest"]["max_chars"] == config.DEFAULTS["digest"]["max_chars"]
         assert learning.digest_once(project, sid, state_dir(), conf, T0) == usual
     # Longer than the 299 file: config.load's cache is keyed on (mtime, size), and mtimes can be coarse.
     toml.write_text(f"[digest]\nmax_chars = {config.DIGEST_MIN_CHARS}  # the minimum\n")
     text = learning.digest_once(
-        project, "s3", state_dir(), config.load(paths.config_dir(), state_dir(), project), T0
+        project, "s3", state_dir(), config.load(paths.config_dir(), project), T0
     )
     assert text.startswith(build.HEADER) and len(text) <= config.DIGEST_MIN_CHARS
     assert text.endswith(

@@ -278,7 +278,7 @@ def test_the_rule_recall_leaves_the_reinforcement_bookkeeping_as_it_was(project:
     seed_rules(project, {"error-loop": 2})
     prompt(project, "s1", T0 + 10)
     run(project, "s1", [failed("npx tsc", TSC_ERROR), bash("ls"), failed("npx tsc", TSC_ERROR)], T0)
-    conf = config.load(paths.config_dir(), paths.state_dir(), str(project))
+    conf = config.load(paths.config_dir(), str(project))
     learning.on_session_end(str(project), "s1", paths.state_dir(), conf, T0 + 200)
     lines = Path(store.project_path(str(project))).read_text().splitlines()
     kinds = [json.loads(line)["type"] for line in lines if '"error-loop"' in line]

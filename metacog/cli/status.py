@@ -169,7 +169,7 @@ def collect(cwd: str, wanted: str | None = None, now: float | None = None) -> di
     )
     session = None
     if st is not None:
-        cfg = config.load(paths.config_dir(), state_dir, root)
+        cfg = config.load(paths.config_dir(), root)
         win = (st.get("windows") or {}).get(state.MAIN) or {}
         session = {
             "id": st.get("id", ""),
@@ -183,7 +183,7 @@ def collect(cwd: str, wanted: str | None = None, now: float | None = None) -> di
             "subagents": sum(1 for key in st.get("windows") or {} if key != state.MAIN),
             "senses": readings(st, cfg, state_dir, now),
         }
-    cfg = config.load(paths.config_dir(), state_dir, root)
+    cfg = config.load(paths.config_dir(), root)
     found, why, unread_stores = rules(root, cfg, now)
     report = {
         "project": root,
