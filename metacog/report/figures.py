@@ -152,7 +152,9 @@ class Tally:
 
 
 def _slim(signal: dict) -> dict:
-    text = str(signal.get("text", ""))
+    # A lone surrogate (a transcript's \ud800) is valid JSON but no character: Chromium
+    # crashed serializing a page that showed one, so it is written "?" here.
+    text = str(signal.get("text", "")).encode("utf-8", "replace").decode("utf-8")
     return {
         "at": signal.get("at", -1),
         "t": signal.get("t", 0.0),

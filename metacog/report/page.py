@@ -192,8 +192,12 @@ def render(report: dict) -> str:
         },
         separators=(",", ":"),
     )
-    # Inside a <script> element only "</" can end it early: a transcript's text is anyone's.
-    data = data.replace("</", "<\\/").replace("<!--", "<\\!--")
+    # A transcript's text is anyone's: in a <script> element "</script" ends it and "<!--"
+    # changes how it is parsed, and "<\\!--" (the old escape) is no JSON escape, so JSON.parse
+    # threw on every real history quoting an HTML comment. Outside strings JSON holds no "<",
+    # ">" or "&", so writing them as \u escapes changes no value; ensure_ascii already wrote
+    # U+2028/U+2029 and lone surrogates as escapes.
+    data = data.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     csp = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
