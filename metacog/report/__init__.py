@@ -20,9 +20,11 @@ def build(
     project: str = "",
     timelines: bool = False,
     progress: Callable[[int, str], None] | None = None,
+    keep_calls: bool = False,
 ) -> dict:
-    """The report over `files` (transcript paths), as one JSON-ready object."""
-    tally = figures.Tally(timelines)
+    """The report over `files` (transcript paths), as one JSON-ready object; `keep_calls`
+    keeps each call's time and window (`_ts`, `_agent`) for benchmarks/bench_report_loops.py."""
+    tally = figures.Tally(timelines, keep_calls)
 
     def empty() -> None:
         tally.empty += 1

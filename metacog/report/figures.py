@@ -31,8 +31,9 @@ def _sense_of(said: dict, by_at: dict[int, list[dict]]) -> str:
 
 
 class Tally:
-    def __init__(self, timelines: bool = False) -> None:
+    def __init__(self, timelines: bool = False, keep_calls: bool = False) -> None:
         self.timelines = timelines
+        self.keep_calls = keep_calls
         self.sessions: list[dict] = []
         self.skipped: list[dict] = []
         self.empty = 0
@@ -84,6 +85,7 @@ class Tally:
             found.append(
                 {
                     "start": ep["start"],
+                    "last": ep["last"],
                     "end": ep["end"],
                     "resolved": ep["resolved"],
                     "calls": ep["calls"],
@@ -117,6 +119,9 @@ class Tally:
             summary["timeline"] = _timeline(
                 calls[:TIMELINE_CALLS], started, result.get("prompts") or []
             )
+        if self.keep_calls:
+            summary["_ts"] = [c.get("ts", 0.0) for c in calls]
+            summary["_agent"] = [c.get("agent", "") for c in calls]
         self.sessions.append(summary)
         project = self.projects.setdefault(summary["project"], _zero())
         _count(project, summary)
