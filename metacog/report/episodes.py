@@ -1,19 +1,22 @@
-"""Stuck episodes and course changes, from one replayed session's calls and signals.
+"""Stuck episodes and what they cost, from one replayed session's calls and signals.
 
-An episode is the senses' own judgement, not a second detector: it exists only where a
-loop sense (Nociception, Habit, Vestibular) spoke, or would have spoken, in the replay.
+An episode is bounded as a person bounds a stuck episode (../shared/transcripts/LABELS.md):
+from the first occurrence of the repeated problem or action to the point where it is
+solved or the agent has clearly moved on. It is found where a loop sense (Nociception,
+Habit, Vestibular) spoke or would have spoken, and where an error came back RECUR times
+whether or not a sense spoke (the cost is the person's either way).
 
-- On an error (the call it spoke after failed): the members are the failures, in the
-  same window (the main agent, or one subagent), that Nociception calls the same error
-  (`nociception.identity`) or that repeat a failing call's tool+target (the same
-  command failing again with a new finding). Up to GAP - 1 calls on other things may
-  lie between two members (reads, edits, other errors: fixing between attempts). It
-  begins at the first member and ends at the call that ended it: one of the failing
-  calls passing, or the first of GAP calls in a row without a member (the agent changed
-  approach).
-- On a success (the same action with the same result, a cycle, re-reads): the members
-  are the calls on the signal's tool+target and on those of the last CYCLE calls that
-  recur; it ends at the first of CYCLE calls without a member.
+- A problem (an error): the members are the failures in the same window (the main agent,
+  or one subagent) that Nociception calls the same error (`nociception.identity`: a
+  refusal is its kind of mistake, else the signature) or that repeat a failing call's
+  tool+target. Up to GAP - 1 calls on other things may lie between two members (fixing
+  between attempts, a long stretch of edits before the next run). It begins at the first
+  member and ends at the call that ended it: one of the failing calls passing (not for a
+  mistake such as a stale old_string: the next Edit passing does not stop the habit), or
+  the first of GAP calls in a row without a member (the agent moved on).
+- An action (the same call with the same result, a cycle, re-reads): the members are the
+  calls on the signal's tool+target and on those of the last CYCLE calls that recur; it
+  ends at the first of CYCLE calls without a member.
 
 An episode that still runs when the transcript ends is unresolved: it counts in the
 cost, never in "calls until it ended".
@@ -24,8 +27,15 @@ from __future__ import annotations
 from metacog.senses import nociception
 
 LOOP_SENSES = ("nociception", "habit", "vestibular")
-GAP = 12  # hand-labelled loops (../shared/transcripts/LABELS.md) rerun every 4 to 11 calls
-CYCLE = 3  # the longest cycle Vestibular reports
+# Calls without the problem coming back before the agent has moved on. Hand-labelled stuck
+# episodes (../shared/transcripts/LABELS.jsonl) come back after up to 48 calls (a lint
+# failure rerun between long stretches of fixing); benchmarks/bench_report_loops.py swept
+# 12 to 1000: 12 covered 36% of the labelled calls, 50 covers 69% with 77% of loop calls
+# inside a labelled episode, past 50 nothing more is covered.
+GAP = 50
+CYCLE = 3  # the longest cycle Vestibular reports; a repeated action's loop ends after it
+RESOLVED_BY_A_PASS = ("", "missing-path")  # no mistake, or a path: the same command now works
+RECUR = 4  # an error back this often is a loop even where no sense spoke (precision: 3 was 67%)
 COURSE_CALLS = 3  # "changed course within 3 calls"
 COURSE_LOOKBACK = 5  # what counts as the course: the tool+targets of the calls up to the signal
 
@@ -55,10 +65,11 @@ def _window(calls: list[dict], agent: str) -> list[int]:
 
 def find(calls: list[dict], loop_at: list[int]) -> list[dict]:
     """The episodes around the calls `loop_at` (indexes into `calls` where a loop sense
-    spoke), in order; a signal inside an episode already found joins it."""
+    spoke) and around every error that came back RECUR times, in order; a signal or a
+    recurrence inside an episode already found joins it."""
     episodes: list[dict] = []
     windows: dict[str, list[int]] = {}
-    for at in sorted(set(loop_at)):
+    for at in sorted(set(_anchors(calls, loop_at)) | set(recurrences(calls))):
         if not 0 <= at < len(calls):
             continue
         agent = calls[at].get("agent", "")
@@ -67,6 +78,49 @@ def find(calls: list[dict], loop_at: list[int]) -> list[dict]:
         order = windows.setdefault(agent, _window(calls, agent))
         episodes.append(_around(calls, order, order.index(at), agent))
     return episodes
+
+
+def _anchors(calls: list[dict], loop_at: list[int]) -> list[int]:
+    """Where each signal's problem is: Habit and Nociception can speak after the call that
+    showed it (a Read after the refused Edit), so a passing call with a failure among the
+    CYCLE calls before it in its window stands for that failure."""
+    out = []
+    for at in loop_at:
+        if not 0 <= at < len(calls) or not calls[at].get("ok", True):
+            out.append(at)
+            continue
+        agent, seen, found = calls[at].get("agent", ""), 0, at
+        for i in range(at - 1, -1, -1):
+            if calls[i].get("agent", "") != agent:
+                continue
+            seen += 1
+            if not calls[i].get("ok", True):
+                found = i
+                break
+            if seen >= CYCLE:
+                break
+        out.append(found)
+    return out
+
+
+def recurrences(calls: list[dict]) -> list[int]:
+    """The calls where an error came back for the RECUR-th time in its window, each
+    return within GAP calls of the one before: a loop whether or not a sense spoke."""
+    out = []
+    seen: dict[tuple[str, str], tuple[int, int]] = {}  # (agent, identity) -> (count, position)
+    position: dict[str, int] = {}
+    for i, c in enumerate(calls):
+        agent = c.get("agent", "")
+        pos = position[agent] = position.get(agent, -1) + 1
+        if c.get("ok", True):
+            continue
+        key = (agent, _identity(c))
+        count, before = seen.get(key, (0, pos))
+        count = count + 1 if pos - before <= GAP else 1
+        seen[key] = (count, pos)
+        if count == RECUR:
+            out.append(i)
+    return out
 
 
 def _around(calls: list[dict], order: list[int], pos: int, agent: str) -> dict:
@@ -87,8 +141,13 @@ def _around(calls: list[dict], order: list[int], pos: int, agent: str) -> dict:
         def member(c: dict) -> bool:
             return _key(c) in tried
 
-    def passes(c: dict) -> bool:  # the very call that failed now works
-        return failing and c.get("ok", True) and _key(c) in tried
+    # The very call that failed now works: the problem is solved. Not for a mistake of the
+    # agent's (an Edit refused for a stale old_string): the next Edit of the file passing
+    # does not stop the agent guessing the same way again.
+    resolvable = failing and here.get("mistake", "") in RESOLVED_BY_A_PASS
+
+    def passes(c: dict) -> bool:
+        return resolvable and c.get("ok", True) and _key(c) in tried
 
     first, gap = pos, 0
     for p in range(pos - 1, -1, -1):

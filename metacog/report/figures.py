@@ -75,10 +75,13 @@ class Tally:
                 ep["_order"][ep["_order"].index(ep["start"]) : ep["_order"].index(ep["last"]) + 1]
             )
             spoke = next((a for a in live_loop_at if a in inside), None)
-            at = spoke if spoke is not None else next(a for a in replay_loop_at if a in inside)
-            kind = "spoke" if spoke is not None else "silent"
-            after = episodes.calls_after(ep, at)
-            if after is None:
+            would = next((a for a in replay_loop_at if a in inside), None)
+            at = spoke if spoke is not None else would
+            kind = "spoke" if spoke is not None else "silent" if would is not None else "unseen"
+            after = episodes.calls_after(ep, at) if at is not None else None
+            if kind == "unseen":
+                pass
+            elif after is None:
                 self.open[kind] += 1
             else:
                 self.after[kind].append(after)
