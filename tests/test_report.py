@@ -127,13 +127,19 @@ def test_a_replayed_loop_its_cost_and_the_calls_until_it_ended(tmp_path: Path) -
         1,
     )
     assert totals["loops_per_100_calls"] == round(100 / 7, 2)
-    assert out["helped"]["silent"] == {
+    silent = dict(out["helped"]["silent"])
+    assert "would have spoken" in silent.pop("what")
+    # Each call carries its response's 1,110 tokens: calls 4 and 5, after it would have spoken.
+    assert silent == {
         "episodes": 1,
         "ended": 1,
         "still_looping_at_end": 0,
         "median_calls_after": 2,
         "mean_calls_after": 2,
+        "median_tokens_after": 2220,
+        "mean_tokens_after": 2220,
     }
+    assert episode["tokens_after"] == 2220
     assert out["helped"]["verdict"].startswith(
         "nothing to compare yet: 0 ended loop(s) where metacog spoke"
     )
@@ -163,33 +169,41 @@ def test_what_metacog_said_in_a_live_session(tmp_path: Path) -> None:
     assert out["per_sense"]["said"]["nociception"] == {
         "spoke": 1,
         "followed": 1,
-        "changed": 1,
-        "changed_share": 1.0,
+        "left": 1,
+        "left_share": 1.0,
     }
     assert out["per_sense"]["would"] == {}  # a live session's replay is not "would have said"
 
 
-def test_per_sense_course_change_within_three_calls() -> None:
+def test_per_sense_left_it_within_ten_calls() -> None:
     calls = [
-        {"tool": "Bash", "target": t, "ok": t != "x"}
-        for t in ("w", "x", "x", "x", "x", "x", "w", "y")
+        {"tool": "Bash", "target": t, "ok": t != "x", "sig": "boom" if t == "x" else ""}
+        for t in ("w", "x", "x", "x", "w", "y", "z", "v", "u", "s", "r", "q", "p", "o", "n")
     ]
-    assert episodes.changed_course(calls, 2) is False  # the next three: x again
-    assert episodes.changed_course(calls, 3) is False  # x, x, and w: done 5 calls before, not new
-    assert episodes.changed_course(calls, 4) is True  # y within three calls: new ground
-    assert episodes.changed_course(calls, 7) is None  # nothing followed
+    assert episodes.left_it(calls, 2) is False  # x fails again at the next call
+    assert episodes.left_it(calls, 3) is True  # x never comes back in the next ten calls
+    assert episodes.left_it(calls, 0) is False  # w: done again 4 calls later
+    calls[5] = {**calls[3], "ok": True}
+    assert episodes.left_it(calls, 3) is True  # x run again and passing: the problem is gone
+    calls[13] = dict(calls[1])  # the same error, 10 calls after call 3: still within reach
+    assert episodes.left_it(calls, 3) is False
+    assert episodes.left_it(calls, 14) is None  # nothing followed
 
 
 def test_the_comparison_needs_enough_loops_on_both_sides() -> None:
     from metacog.report.figures import MIN_EPISODES, helped
 
-    few = helped({"spoke": [1, 2], "silent": [3, 4, 5]}, {"spoke": 0, "silent": 1})
+    few = helped({"spoke": [1, 2], "silent": [3, 4, 5]}, {"spoke": 0, "silent": 1}, {})
     assert few["verdict"].startswith("too few loops to tell: 2 where metacog spoke, 3 where")
     assert few["silent"]["episodes"] == 4 and few["silent"]["median_calls_after"] == 4
     many = helped(
-        {"spoke": [2] * MIN_EPISODES, "silent": [5] * MIN_EPISODES}, {"spoke": 0, "silent": 0}
+        {"spoke": [2] * MIN_EPISODES, "silent": [5] * MIN_EPISODES},
+        {"spoke": 0, "silent": 0},
+        {"spoke": [1000] * MIN_EPISODES, "silent": [4000] * MIN_EPISODES},
     )
-    assert "median 2 calls later" in many["verdict"] and "not proof" in many["verdict"]
+    assert "median 2 calls and 1,000 tokens later" in many["verdict"]
+    assert "against 5 calls and 4,000 tokens" in many["verdict"] and "not proof" in many["verdict"]
+    assert "would have spoken" in many["silent"]["what"] and "spoke" in many["spoke"]["what"]
 
 
 def test_terminal_summary_fits_one_screen_numbers_right_aligned(tmp_path: Path) -> None:

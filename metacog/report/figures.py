@@ -40,6 +40,7 @@ class Tally:
         self.projects: dict[str, dict] = {}
         self.senses = {side: {} for side in ("said", "would")}
         self.after: dict[str, list[int]] = {"spoke": [], "silent": []}
+        self.tokens_after: dict[str, list[int]] = {"spoke": [], "silent": []}
         self.open = {"spoke": 0, "silent": 0}
 
     def skip(self, path: str, reason: str) -> None:
@@ -59,13 +60,13 @@ class Tally:
         heard = said if live else signals  # what reached the agent, or what would have
         side = self.senses["said" if live else "would"]
         for item in heard:
-            changed = episodes.changed_course(calls, item.get("at", -1))
+            left = episodes.left_it(calls, item.get("at", -1))
             for sense in item["sense"].split("+"):
-                row = side.setdefault(sense, {"spoke": 0, "followed": 0, "changed": 0})
+                row = side.setdefault(sense, {"spoke": 0, "followed": 0, "left": 0})
                 row["spoke"] += 1
-                if changed is not None:
+                if left is not None:
                     row["followed"] += 1
-                    row["changed"] += changed
+                    row["left"] += left
         loops = episodes.find(calls, [s["at"] for s in signals if episodes.is_loop(s["sense"])])
         live_loop_at = sorted(s["at"] for s in said if episodes.is_loop(s["sense"]))
         replay_loop_at = sorted(s["at"] for s in signals if episodes.is_loop(s["sense"]))
@@ -79,12 +80,14 @@ class Tally:
             at = spoke if spoke is not None else would
             kind = "spoke" if spoke is not None else "silent" if would is not None else "unseen"
             after = episodes.calls_after(ep, at) if at is not None else None
+            tokens_after = episodes.tokens_after(calls, ep, at) if at is not None else None
             if kind == "unseen":
                 pass
             elif after is None:
                 self.open[kind] += 1
             else:
                 self.after[kind].append(after)
+                self.tokens_after[kind].append(tokens_after or 0)
             found.append(
                 {
                     "start": ep["start"],
@@ -98,6 +101,7 @@ class Tally:
                     "side": kind,
                     "spoke_at": at,
                     "calls_after": after,
+                    "tokens_after": tokens_after,
                     "t0": calls[ep["start"]].get("ts", 0.0),
                     "t1": calls[ep["end"] if ep["end"] is not None else ep["last"]].get("ts", 0.0),
                 }
@@ -144,15 +148,15 @@ class Tally:
             ordered = {name: rows[name] for name in names if name in rows}
             ordered.update({k: v for k, v in rows.items() if k not in ordered})
             for row in ordered.values():
-                row["changed_share"] = (
-                    round(row["changed"] / row["followed"], 3) if row["followed"] else None
+                row["left_share"] = (
+                    round(row["left"] / row["followed"], 3) if row["followed"] else None
                 )
             per_sense[side] = ordered
         return {
             "totals": total,
             "projects": dict(sorted(self.projects.items(), key=lambda kv: -kv[1]["calls"])),
             "per_sense": per_sense,
-            "helped": helped(self.after, self.open),
+            "helped": helped(self.after, self.open, self.tokens_after),
             "skipped": self.skipped,
             "empty_files": self.empty,
             "sessions": self.sessions,
@@ -214,17 +218,34 @@ def _timeline(calls: list[dict], started: float, prompts: list[float]) -> dict:
     }
 
 
-def helped(after: dict[str, list[int]], still_open: dict[str, int]) -> dict:
-    """Calls from metacog speaking about a loop to its end, against the same count from the
-    point where it would have spoken in sessions where it did not; and what can be said."""
+SIDES = {
+    "spoke": "loops where metacog was active and spoke about the loop (what it said reached the "
+    "agent): counted from the call it spoke after",
+    "silent": "loops in sessions without metacog, or where it was silent: counted from the call "
+    "after which it would have spoken (the same senses, replayed)",
+}
+
+
+def helped(
+    after: dict[str, list[int]],
+    still_open: dict[str, int],
+    tokens: dict[str, list[int]],
+) -> dict:
+    """Calls and tokens from metacog speaking about a loop to the loop's end, against the same
+    from the point where it would have spoken in sessions where it did not (the same loop
+    model on both sides); and what can be said."""
     out: dict = {"min_episodes": MIN_EPISODES}
     for side, values in after.items():
+        spent = tokens.get(side) or []
         out[side] = {
+            "what": SIDES[side],
             "episodes": len(values) + still_open[side],
             "ended": len(values),
             "still_looping_at_end": still_open[side],
             "median_calls_after": median(values) if values else None,
             "mean_calls_after": round(mean(values), 2) if values else None,
+            "median_tokens_after": round(median(spent)) if spent else None,
+            "mean_tokens_after": round(mean(spent)) if spent else None,
         }
     spoke, silent = out["spoke"], out["silent"]
     if not spoke["ended"] or not silent["ended"]:
@@ -239,9 +260,11 @@ def helped(after: dict[str, list[int]], still_open: dict[str, int]) -> dict:
         )
     else:
         out["verdict"] = (
-            f"after metacog spoke, loops ended a median {spoke['median_calls_after']:g} calls later "
-            f"({spoke['ended']} loops), against {silent['median_calls_after']:g} where it was silent "
-            f"or not installed ({silent['ended']} loops). Different sessions and tasks, not a "
-            "controlled trial: a difference is a hint, not proof that metacog caused it"
+            f"after metacog spoke, loops ended a median {spoke['median_calls_after']:g} calls and "
+            f"{spoke['median_tokens_after']:,} tokens later ({spoke['ended']} loops), against "
+            f"{silent['median_calls_after']:g} calls and {silent['median_tokens_after']:,} tokens "
+            f"from where it would have spoken where it was silent or not installed "
+            f"({silent['ended']} loops). Different sessions and tasks, not a controlled trial: a "
+            "difference is a hint, not proof that metacog caused it"
         )
     return out

@@ -140,12 +140,23 @@ def render(report: dict) -> str:
             helped[side]["ended"],
             num(helped[side]["median_calls_after"]),
             num(helped[side]["mean_calls_after"]),
+            num(helped[side]["median_tokens_after"]),
+            num(helped[side]["mean_tokens_after"]),
         ]
         for side, name in (("spoke", "metacog spoke"), ("silent", "silent or not installed"))
     ]
+    sides = "".join(
+        f"<li><b>{name}</b>: {html.escape(helped[side]['what'])}</li>"
+        for side, name in (("spoke", "metacog spoke"), ("silent", "silent or not installed"))
+    )
     parts += [
-        "<h2>Whether it helped: calls from speaking about a loop until it ended</h2>",
-        _table(["", "loops", "ended", "median", "mean"], rows),
+        "<h2>Whether it helped: calls and tokens from speaking about a loop to its end</h2>",
+        f"<ul>{sides}</ul><p>Both sides use the same loop model: a loop begins at the first "
+        "occurrence of the repeated problem and ends when it is solved or the agent moved on.</p>",
+        _table(
+            ["", "loops", "ended", "median calls", "mean calls", "median tokens", "mean tokens"],
+            rows,
+        ),
         f'<p class="verdict">{html.escape(helped["verdict"])}</p>',
     ]
     said, would = report["per_sense"]["said"], report["per_sense"]["would"]
@@ -160,8 +171,11 @@ def render(report: dict) -> str:
         for name in dict.fromkeys([*said, *would])
     ]
     parts += [
-        "<h2>Per sense: how often it spoke, and the agent changed course within 3 calls</h2>",
-        _table(["", "said", "changed course", "would have said", "changed course"], rows),
+        "<h2>Per sense: how often it spoke, and how often the agent left it</h2>",
+        "<p>Left it: none of the next 10 calls repeated the call or the error the signal came "
+        "after. <i>said</i>: sessions where metacog was active; <i>would have said</i>: the "
+        "same senses replayed where it was not.</p>",
+        _table(["", "said", "left it", "would have said", "left it"], rows),
     ]
     parts.append(
         '<h2>Sessions</h2><p class="legend"><span class="ok">| call</span><span class="err">| error</span>'

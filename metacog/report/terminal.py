@@ -98,7 +98,11 @@ def render(report: dict) -> str:
             f"  … and {len(projects) - PROJECTS_SHOWN} more projects (--json lists them all)"
         )
     helped = report["helped"]
-    lines += ["", "Whether it helped: calls from metacog speaking about a loop until it ended"]
+    lines += [
+        "",
+        "Whether it helped: calls and tokens from metacog speaking about a loop (or, where it",
+        "was silent or not installed, from where it would have spoken) to the loop's end",
+    ]
     rows = []
     for side, name in (("spoke", "metacog spoke"), ("silent", "silent or not installed")):
         row = helped[side]
@@ -109,11 +113,16 @@ def render(report: dict) -> str:
                 f"{row['ended']:,}",
                 num(row["median_calls_after"]),
                 num(row["mean_calls_after"]),
+                "-" if row["median_tokens_after"] is None else count(row["median_tokens_after"]),
             ]
         )
-    lines += table(["", "loops", "ended", "median", "mean"], rows)
+    lines += table(["", "loops", "ended", "median calls", "mean calls", "median tokens"], rows)
     lines += textwrap.wrap(helped["verdict"], WIDTH, initial_indent="  ", subsequent_indent="  ")
-    lines += ["", "Per sense: how often it spoke, and the agent changed course within 3 calls"]
+    lines += [
+        "",
+        "Per sense: how often it spoke, and how often the agent left it (the next 10 calls did",
+        "not repeat the call or the error it spoke after)",
+    ]
     said, would = report["per_sense"]["said"], report["per_sense"]["would"]
     names = list(dict.fromkeys([*said, *would]))
     rows = [
@@ -127,7 +136,7 @@ def render(report: dict) -> str:
         for name in names
     ]
     if rows:
-        lines += table(["", "said", "changed", "would have said", "changed"], rows)
+        lines += table(["", "said", "left it", "would have said", "left it"], rows)
     else:
         lines.append("  no signal in these sessions")
     return "\n".join(lines)
@@ -144,7 +153,7 @@ def _spoke(row: dict | None) -> str:
 def share(row: dict | None) -> str:
     if not row or not row["followed"]:
         return "-"
-    return f"{row['changed']}/{row['followed']} ({row['changed'] * 100 // row['followed']}%)"
+    return f"{row['left']}/{row['followed']} ({row['left'] * 100 // row['followed']}%)"
 
 
 def skipped_lines(report: dict, cap: int = 20) -> list[str]:
