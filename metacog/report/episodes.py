@@ -39,6 +39,7 @@ RESOLVED_BY_A_PASS = ("", "missing-path")  # no mistake, or a path: the same com
 # loops on the first 49 labelled sessions, 14 were one call); LABELS.md asks 3 attempts.
 MIN_MEMBERS = 3
 RECUR = 4  # an error back this often is a loop even where no sense spoke (precision: 3 was 67%)
+PROBLEM_CHARS = 160  # a signature is short already; a target (a command) is cut here
 LEAVE_CALLS = 10  # "left it": the next 10 calls do not repeat what was spoken about
 
 
@@ -59,6 +60,16 @@ def _identity(call: dict) -> str:
         TypeError,
     ):  # the sense's own notion moved: the signature alone
         return call.get("sig", "")
+
+
+def problem_of(call: dict) -> str:
+    """What a person would name as the problem a call shows, the same across sessions: the
+    kind of mistake ("old-string-mismatch", "blocked Bash"), else the error's normalized
+    signature; for a passing call (a repeated action), "repeated" and its tool and target."""
+    if not call.get("ok", True):
+        return call.get("mistake") or call.get("sig", "")[:PROBLEM_CHARS] or "error"
+    target = str(call.get("target", ""))
+    return f"repeated {call.get('tool', '')} {target[:PROBLEM_CHARS]}".rstrip()
 
 
 def _window(calls: list[dict], agent: str) -> list[int]:
@@ -183,6 +194,7 @@ def _around(calls: list[dict], order: list[int], pos: int, agent: str) -> dict:
     t0 = calls[start_i].get("ts", 0.0)
     return {
         "agent": agent,
+        "problem": problem_of(here),
         "members": members,
         "start": start_i,
         "last": last_i,
