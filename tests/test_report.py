@@ -345,3 +345,55 @@ def test_the_report_writes_nothing_of_the_persons(tmp_path: Path, isolated_home:
     assert not isolated_home.exists(), list(isolated_home.rglob("*"))
     assert sorted(p.name for p in folder.iterdir()) == before
     assert list((tmp_path / "proj").rglob("*")) == [tmp_path / "proj" / ".git"]
+
+
+def test_recurring_problems_across_sessions_and_projects(tmp_path: Path) -> None:
+    transcript(tmp_path / "a.jsonl", "PFFFFRP", cwd="/work/one")
+    transcript(
+        tmp_path / "b.jsonl",
+        "PPFP",
+        cwd="/work/one",
+        start=datetime(2026, 2, 1, tzinfo=timezone.utc),
+    )
+    transcript(
+        tmp_path / "c.jsonl",
+        "FFFFP",
+        cwd="/work/two",
+        start=datetime(2026, 3, 1, tzinfo=timezone.utc),
+    )
+    transcript(tmp_path / "d.jsonl", "PPP", cwd="/work/two")
+    out = report(str(tmp_path))
+    recurring = out["recurring"]
+    [row] = recurring["overall"]  # the ZeroDivisionError, in 3 of the 4 sessions
+    assert row["problem"].startswith("ZeroDivisionError") and row["what"] == row["problem"]
+    assert (row["sessions"], row["times"], row["projects"]) == (3, 9, 2)
+    # Its two loops: calls 1-4 then 5 passing (a), calls 0-3 running to the end (c).
+    assert (row["loops"], row["loop_calls"]) == (2, 4 + 4)
+    assert (
+        row["loop_tokens"] == sum(e["tokens"] for s in out["sessions"] for e in s["episodes"])
+        and row["loop_tokens"] > 0
+    )
+    first = datetime(2026, 1, 1, tzinfo=timezone.utc).timestamp()
+    assert row["first_seen"] == first + 20 and row["last_seen"] == first + 59 * 86400 + 40
+    assert list(recurring["projects"]) == ["/work/one"]  # two's one session is no recurrence
+    assert recurring["projects"]["/work/one"][0]["sessions"] == 2
+    assert "problems" not in out["sessions"][0]
+    shown = cli("report", str(tmp_path)).stdout
+    assert "Recurring: problems back in 2+ sessions" in shown
+    line = next(x for x in shown.splitlines() if x.strip().startswith("ZeroDivisionError"))
+    assert line.split()[-6:-2] == ["3", "9", "8", terminal.count(row["loop_tokens"])]
+    assert line.split()[-2:] == ["2026-01-01", "2026-03-01"]
+
+
+def test_the_same_report_from_one_process_or_several(tmp_path: Path) -> None:
+    from metacog import report as build
+
+    for n, steps in enumerate(["PFFFFRP", "PPFP", "FFFFP", "PPP", "PFFRPFFFF"]):
+        transcript(tmp_path / f"s{n}.jsonl", steps, cwd=f"/work/p{n % 2}")
+    (tmp_path / "empty.jsonl").write_text("")
+    (tmp_path / "other.jsonl").write_text('{"type": "stuck"}\n')
+    files = sorted(str(p) for p in tmp_path.glob("*.jsonl"))
+    one = build.build(files, timelines=True, workers=1)
+    several = build.build(files, timelines=True, workers=3)
+    assert one == several and one["files"]["read"] == 5 and one["files"]["empty"] == 1
+    assert [s["file"] for s in several["sessions"]] == [f for f in files if "/s" in f]

@@ -118,6 +118,7 @@ def render(report: dict) -> str:
         )
     lines += table(["", "loops", "ended", "median calls", "mean calls", "median tokens"], rows)
     lines += textwrap.wrap(helped["verdict"], WIDTH, initial_indent="  ", subsequent_indent="  ")
+    lines += recurring_lines(report.get("recurring") or {})
     lines += [
         "",
         "Per sense: how often it spoke, and how often the agent left it (the next 10 calls did",
@@ -140,6 +141,41 @@ def render(report: dict) -> str:
     else:
         lines.append("  no signal in these sessions")
     return "\n".join(lines)
+
+
+RECURRING_SHOWN = 8
+WHAT_WIDTH = 26
+RECURRING_HEADER = ["", "sessions", "times", "in loops", "tokens", "first", "last seen"]
+
+
+def recurring_row(row: dict, width: int = WHAT_WIDTH) -> list[str]:
+    what = row["what"] if len(row["what"]) <= width else row["what"][: width - 1] + "…"
+    return [
+        what,
+        f"{row['sessions']:,}",
+        f"{row['times']:,}",
+        f"{row['loop_calls']:,}",
+        count(row["loop_tokens"]),
+        utc(row["first_seen"])[:10],
+        utc(row["last_seen"])[:10],
+    ]
+
+
+def recurring_lines(recurring: dict) -> list[str]:
+    rows = recurring.get("overall") or []
+    lines = [
+        "",
+        f"Recurring: problems back in {recurring.get('min_sessions', 2)}+ sessions, and the calls "
+        "and tokens of loops on them",
+    ]
+    if not rows:
+        return [*lines, "  none yet"]
+    lines += table(RECURRING_HEADER, [recurring_row(r) for r in rows[:RECURRING_SHOWN]])
+    if len(rows) > RECURRING_SHOWN:
+        lines.append(
+            f"  … and {len(rows) - RECURRING_SHOWN} more (--json: recurring, per project too)"
+        )
+    return lines
 
 
 def num(value: float | None) -> str:
