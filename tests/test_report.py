@@ -397,3 +397,49 @@ def test_the_same_report_from_one_process_or_several(tmp_path: Path) -> None:
     several = build.build(files, timelines=True, workers=3)
     assert one == several and one["files"]["read"] == 5 and one["files"]["empty"] == 1
     assert [s["file"] for s in several["sessions"]] == [f for f in files if "/s" in f]
+
+
+def _live_session(folder: Path, sid: str, keep_attachments: bool) -> Path:
+    """The captured live transcript as session `sid`, its calls run through the real hook
+    into metacog's state (what metacog sent); without its hook_additional_context lines
+    when Claude Code is to have dropped them."""
+    from metacog import hook, paths, replay
+
+    lines = LIVE.read_text().splitlines()
+    if not keep_attachments:
+        lines = [line for line in lines if "hook_additional_context" not in line]
+    path = folder / f"{sid}.jsonl"
+    path.write_text("".join(line + "\n" for line in lines))
+    for _, payload in replay.events(lines):
+        payload.update(session_id=sid, transcript_path=str(path))
+        now = payload.pop("_ts")
+        hook.handle(json.dumps(payload).encode(), paths.state_dir(), now)
+    return path
+
+
+def test_proof_of_delivery_sent_against_arrived(tmp_path: Path, isolated_home: Path) -> None:
+    from metacog import paths
+    from metacog.report import delivery
+
+    projects = tmp_path / "projects"
+    (projects / "-work-proj").mkdir(parents=True)
+    _live_session(projects / "-work-proj", "aaaa-1111", keep_attachments=True)
+    out = report(str(projects))
+    figures = out["delivery"]
+    assert (figures["sessions"], figures["lines_arrived"], figures["none_arrived_count"]) == (
+        1,
+        1,
+        0,
+    )
+    assert figures["signals_sent"] >= 1
+    assert delivery.check(paths.state_dir(), str(projects)) == ""
+
+    lost = _live_session(projects / "-work-proj", "bbbb-2222", keep_attachments=False)
+    out = report(str(projects))
+    assert out["delivery"]["none_arrived_count"] == 1
+    assert out["delivery"]["none_arrived"][0]["file"] == str(lost)
+    shown = " ".join(cli("report", str(projects)).stdout.split())
+    assert "in 1 session(s) none arrived" in shown
+    assert delivery.check(paths.state_dir(), str(projects)).startswith(
+        "in 1 of the 2 latest session(s) where metacog spoke, none of its lines reached"
+    )

@@ -11,8 +11,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
-from metacog import replay
-from metacog.report import figures, sources
+from metacog import paths, replay
+from metacog.report import delivery, figures, sources
 
 
 def build(
@@ -46,6 +46,7 @@ def build(
         workers,
     )
     report = tally.finish()
+    report["delivery"] = delivery.compare(report["sessions"], delivery.sent(paths.state_dir()))
     report["files"] = {
         "listed": len(files),
         "read": read,

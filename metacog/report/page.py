@@ -12,6 +12,7 @@ import html
 import json
 
 from metacog.fsutil import atomic_write
+from metacog.report import delivery
 from metacog.report.sources import utc
 from metacog.report.terminal import count, loop_row, num, project_name, share
 
@@ -121,6 +122,9 @@ def render(report: dict) -> str:
         f"metacog said {total['said']:,} thing(s), and would have said {total['would_say']:,} where it was "
         "not active.</p>",
     ]
+    said_so = delivery.verdict(report["delivery"]) if report.get("delivery") else ""
+    if said_so:
+        parts.append(f"<p>{html.escape(said_so)}</p>")
     if report["skipped"]:
         items = "".join(
             f"<li>{html.escape(s['file'])}: {html.escape(s['reason'])}</li>"

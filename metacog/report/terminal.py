@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
+from metacog.report import delivery
 from metacog.report.sources import utc
 
 PROJECTS_SHOWN = 4
@@ -81,6 +82,9 @@ def render(report: dict) -> str:
         parts = [f"{len(skipped):,} file(s) skipped"] if skipped else []
         parts += [f"{empty:,} empty"] if empty else []
         lines.append(f"  {', '.join(parts)} (--json lists them)")
+    said_so = delivery.verdict(report["delivery"]) if report.get("delivery") else ""
+    if said_so:
+        lines += textwrap.wrap(said_so, WIDTH, initial_indent="  ", subsequent_indent="  ")
     lines += [
         "",
         "Loops: stuck episodes, where a loop sense spoke or would have (README: metacog report)",
