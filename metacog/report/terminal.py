@@ -148,12 +148,14 @@ def render(report: dict) -> str:
 
 
 RECURRING_SHOWN = 8
-WHAT_WIDTH = 26
+WHAT_WIDTH = 28
 RECURRING_HEADER = ["", "sessions", "times", "in loops", "tokens", "first", "last seen"]
 
 
-def recurring_row(row: dict, width: int = WHAT_WIDTH) -> list[str]:
-    what = row["what"] if len(row["what"]) <= width else row["what"][: width - 1] + "…"
+def recurring_row(row: dict, width: int = WHAT_WIDTH, key: str = "problem") -> list[str]:
+    """One recurring problem: on a screen by its short name (a kind of mistake,
+    "edit-before-read"; a signature), on the page in words."""
+    what = row[key] if len(row[key]) <= width else row[key][: width - 1] + "…"
     return [
         what,
         f"{row['sessions']:,}",
