@@ -130,6 +130,14 @@ def read_one(
     return "read", summarize(result)
 
 
+def _worker_start() -> None:
+    # Ctrl-C reaches the whole process group: the workers leave it to this process, which
+    # ends them, instead of each printing a KeyboardInterrupt traceback.
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _read_packed(args: tuple) -> tuple[str, object]:
     return read_one(*args)
 
@@ -167,7 +175,7 @@ def read_all(
         # re-imports metacog, a tenth of a second each); where there is no fork, the default.
         methods = multiprocessing.get_all_start_methods()
         context = multiprocessing.get_context("fork" if "fork" in methods else None)
-        pool = context.Pool(workers)
+        pool = context.Pool(workers, initializer=_worker_start)
         # Small chunks keep every worker busy to the end; one file each costs a round trip
         # per file (measured: 8 files a chunk halves the overhead on 2,000 small sessions).
         chunk = max(1, min(8, len(files) // (workers * 8)))
