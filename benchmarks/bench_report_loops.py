@@ -15,6 +15,7 @@ their defaults: a throwaway METACOG_HOME), then, per labelled file, over the mai
   time from its start to the next call's) inside a report loop; precision: the share of
   report loop calls (seconds) inside a labelled episode. Both also without `unsure` labels
   (the labels a second reader might dispute are then neither counted nor held against).
+  Time is also given as wall clock, a pause (a night) counted whole.
 """
 
 from __future__ import annotations
@@ -88,11 +89,11 @@ def main_numbers(path: str) -> list[int]:
     return out
 
 
-def lengths_of(session: dict, numbers: list[int]) -> list[float]:
-    """Each main call's seconds, to the next main call (a pause counted PAUSE at most: a
+def lengths_of(session: dict, numbers: list[int], pause: float = PAUSE) -> list[float]:
+    """Each main call's seconds, to the next main call (a pause counted `pause` at most: a
     night inside an episode is not time spent stuck); the last one 0."""
     times = [ts for ts, n in zip(session["_ts"], numbers, strict=False) if n]
-    return [min(PAUSE, max(0.0, b - a)) for a, b in itertools.pairwise(times)] + [0.0]
+    return [min(pause, max(0.0, b - a)) for a, b in itertools.pairwise(times)] + [0.0]
 
 
 def score(folder: Path) -> dict:
@@ -107,6 +108,7 @@ def score(folder: Path) -> dict:
         for key in ("all", "sure")
     }
     seconds = {key: [0.0, 0.0, 0.0] for key in ("all", "sure")}
+    wall = {key: [0.0, 0.0, 0.0] for key in ("all", "sure")}
     loops = mismatched = 0
     for name, rows in by_file.items():
         session = sessions.get(name)
@@ -114,6 +116,7 @@ def score(folder: Path) -> dict:
             continue
         numbers = main_numbers(session["file"])
         lengths = lengths_of(session, numbers)
+        wall_lengths = lengths_of(session, numbers, float("inf"))
         declared = next((r["calls"] for r in rows if r["type"] == "session"), None)
         mismatched += len(numbers) != len(session["_ts"]) or (
             declared is not None and declared != max(numbers, default=0)
@@ -140,12 +143,14 @@ def score(folder: Path) -> dict:
             row[1] += len(counted_mine)
             row[2] += len(both)
 
-            def span_s(calls: set[int], lengths: list[float] = lengths) -> float:
-                return sum(lengths[n - 1] for n in calls if 0 < n <= len(lengths))
+            for each, into in ((lengths, seconds), (wall_lengths, wall)):
 
-            seconds[key][0] += span_s(theirs)
-            seconds[key][1] += span_s(counted_mine)
-            seconds[key][2] += span_s(both)
+                def span_s(calls: set[int], each: list[float] = each) -> float:
+                    return sum(each[n - 1] for n in calls if 0 < n <= len(each))
+
+                into[key][0] += span_s(theirs)
+                into[key][1] += span_s(counted_mine)
+                into[key][2] += span_s(both)
     out = {"files": len(by_file), "read": len(sessions), "report_loops_main": loops}
     out["call_count_mismatches"] = mismatched
     for key in ("all", "sure"):
@@ -162,6 +167,9 @@ def score(folder: Path) -> dict:
             "coverage_seconds": round(both_s / lab_s, 3) if lab_s else None,
             "precision_seconds": round(both_s / rep_s, 3) if rep_s else None,
         }
+        lab_w, rep_w, both_w = wall[key]
+        out[key]["coverage_wall_seconds"] = round(both_w / lab_w, 3) if lab_w else None
+        out[key]["precision_wall_seconds"] = round(both_w / rep_w, 3) if rep_w else None
     return out
 
 
@@ -190,7 +198,9 @@ def main() -> int:
             f"{name}: labelled {row['labelled_calls']} calls / {row['labelled_seconds']} s, report "
             f"{row['report_calls']} calls / {row['report_seconds']} s; coverage "
             f"{row['coverage_calls']:.0%} of calls, {row['coverage_seconds']:.0%} of time; precision "
-            f"{row['precision_calls']:.0%} of calls, {row['precision_seconds']:.0%} of time"
+            f"{row['precision_calls']:.0%} of calls, {row['precision_seconds']:.0%} of time "
+            f"(wall clock, pauses whole: coverage {row['coverage_wall_seconds']:.0%}, precision "
+            f"{row['precision_wall_seconds']:.0%})"
         )
     return 0
 
