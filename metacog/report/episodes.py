@@ -82,14 +82,17 @@ def find(calls: list[dict], loop_at: list[int]) -> list[dict]:
     recurrence inside an episode already found joins it."""
     episodes: list[dict] = []
     windows: dict[str, list[int]] = {}
-    for at in sorted(set(_anchors(calls, loop_at)) | set(recurrences(calls))):
+    # Each failure's identity once: a session of thousands of calls and many signals would
+    # otherwise compute it again for every call each episode scans.
+    idents = [_identity(c) if not c.get("ok", True) else "" for c in calls]
+    for at in sorted(set(_anchors(calls, loop_at)) | set(recurrences(calls, idents))):
         if not 0 <= at < len(calls):
             continue
         agent = calls[at].get("agent", "")
         if any(e["agent"] == agent and e["start"] <= at <= e["last"] for e in episodes):
             continue
         order = windows.setdefault(agent, _window(calls, agent))
-        episode = _around(calls, order, order.index(at), agent)
+        episode = _around(calls, order, order.index(at), agent, idents)
         if episode["members"] >= MIN_MEMBERS:
             episodes.append(episode)
     return episodes
@@ -118,7 +121,7 @@ def _anchors(calls: list[dict], loop_at: list[int]) -> list[int]:
     return out
 
 
-def recurrences(calls: list[dict]) -> list[int]:
+def recurrences(calls: list[dict], idents: list[str]) -> list[int]:
     """The calls where an error came back for the RECUR-th time in its window, each
     return within GAP calls of the one before: a loop whether or not a sense spoke."""
     out = []
@@ -129,7 +132,7 @@ def recurrences(calls: list[dict]) -> list[int]:
         pos = position[agent] = position.get(agent, -1) + 1
         if c.get("ok", True):
             continue
-        key = (agent, _identity(c))
+        key = (agent, idents[i])
         count, before = seen.get(key, (0, pos))
         count = count + 1 if pos - before <= GAP else 1
         seen[key] = (count, pos)
@@ -138,23 +141,23 @@ def recurrences(calls: list[dict]) -> list[int]:
     return out
 
 
-def _around(calls: list[dict], order: list[int], pos: int, agent: str) -> dict:
+def _around(calls: list[dict], order: list[int], pos: int, agent: str, idents: list[str]) -> dict:
     here = calls[order[pos]]
     failing = not here.get("ok", True)
     if failing:
-        ident = _identity(here)
+        ident = idents[order[pos]]
         tried = {_key(here)}
         gap_cap = GAP
 
-        def member(c: dict) -> bool:
-            return not c.get("ok", True) and (_identity(c) == ident or _key(c) in tried)
+        def member(i: int) -> bool:
+            return not calls[i].get("ok", True) and (idents[i] == ident or _key(calls[i]) in tried)
     else:
         recent = [_key(calls[i]) for i in order[max(0, pos - 2 * CYCLE + 1) : pos + 1]]
         tried = {key for key in recent[-CYCLE:] if recent.count(key) >= 2} | {_key(here)}
         gap_cap = CYCLE
 
-        def member(c: dict) -> bool:
-            return _key(c) in tried
+        def member(i: int) -> bool:
+            return _key(calls[i]) in tried
 
     # The very call that failed now works: the problem is solved. Not for a mistake of the
     # agent's (an Edit refused for a stale old_string): the next Edit of the file passing
@@ -167,7 +170,7 @@ def _around(calls: list[dict], order: list[int], pos: int, agent: str) -> dict:
     first, gap, members = pos, 0, 1
     for p in range(pos - 1, -1, -1):
         c = calls[order[p]]
-        if member(c):
+        if member(order[p]):
             first, gap, members = p, 0, members + 1
             tried.add(_key(c))
         elif passes(c) or gap + 1 >= gap_cap:
@@ -177,7 +180,7 @@ def _around(calls: list[dict], order: list[int], pos: int, agent: str) -> dict:
     last, end, gap = pos, None, 0  # end: the position of the call that ended it
     for p in range(pos + 1, len(order)):
         c = calls[order[p]]
-        if member(c):
+        if member(order[p]):
             last, gap, members = p, 0, members + 1
             tried.add(_key(c))
         elif passes(c):
