@@ -87,7 +87,7 @@ def render(report: dict) -> str:
         lines += textwrap.wrap(said_so, WIDTH, initial_indent="  ", subsequent_indent="  ")
     lines += [
         "",
-        "Loops: stuck episodes, where a loop sense spoke or would have (README: metacog report)",
+        "Loops: the same problem 3+ times, until solved or left (docs/report.md)",
     ]
     rows = [loop_row("all", total)]
     projects = list(report["projects"].items())
