@@ -137,6 +137,10 @@ def test_the_page_draws_every_timeline_in_a_real_browser(tmp_path: Path) -> None
     source = page.read_text()
     assert not re.search(r"<link|<img|\ssrc=|url\(|@import", source), "the page must load nothing"
     assert "default-src 'none'" in source
+    # The failing command of a.jsonl came back in b.jsonl: a recurring problem, in words.
+    recurring = source.split("<h2>Recurring: problems and mistakes that came back</h2>", 1)[1]
+    assert re.match(r"<p>.*?</p><table>.*?<td>ZeroDivisionError", recurring), recurring[:600]
+    assert "e+0" not in source  # token counts read as 1.2M, never 1.19175e+06
 
     dom = browse(page, tmp_path, "--dump-dom").stdout
     assert 'data-timelines="3"' in dom, dom[-2000:]  # the script ran and drew all three sessions

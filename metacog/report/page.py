@@ -14,7 +14,15 @@ import json
 from metacog.fsutil import atomic_write
 from metacog.report import delivery
 from metacog.report.sources import utc
-from metacog.report.terminal import count, loop_row, num, project_name, share
+from metacog.report.terminal import (
+    RECURRING_HEADER,
+    count,
+    loop_row,
+    num,
+    project_name,
+    recurring_row,
+    share,
+)
 
 STYLE = """
 body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;background:#fff}
@@ -144,8 +152,8 @@ def render(report: dict) -> str:
             helped[side]["ended"],
             num(helped[side]["median_calls_after"]),
             num(helped[side]["mean_calls_after"]),
-            num(helped[side]["median_tokens_after"]),
-            num(helped[side]["mean_tokens_after"]),
+            _tokens(helped[side]["median_tokens_after"]),
+            _tokens(helped[side]["mean_tokens_after"]),
         ]
         for side, name in (("spoke", "metacog spoke"), ("silent", "silent or not installed"))
     ]
@@ -163,6 +171,7 @@ def render(report: dict) -> str:
         ),
         f'<p class="verdict">{html.escape(helped["verdict"])}</p>',
     ]
+    parts += _recurring(report.get("recurring") or {})
     said, would = report["per_sense"]["said"], report["per_sense"]["would"]
     rows = [
         [
@@ -224,6 +233,28 @@ def render(report: dict) -> str:
         f'<script type="application/json" id="report-data">{data}</script><script>{SCRIPT}</script>'
         "</body></html>\n"
     )
+
+
+def _recurring(recurring: dict) -> list[str]:
+    header = ["problem or mistake", *RECURRING_HEADER[1:]]
+    out = [
+        "<h2>Recurring: problems and mistakes that came back</h2>",
+        f"<p>In {recurring.get('min_sessions', 2)} sessions or more: how many times, the calls and "
+        "tokens spent in loops on it, first and last seen (UTC). The ones at the top are the "
+        "lines of CLAUDE.md worth writing.</p>",
+    ]
+    overall = recurring.get("overall") or []
+    if not overall:
+        return [*out, "<p>None yet.</p>"]
+    out.append(_table(header, [recurring_row(r, 160, "what") for r in overall]))
+    for project, rows in (recurring.get("projects") or {}).items():
+        out.append(f"<h3>{html.escape(project_name(project))}</h3>")
+        out.append(_table(header, [recurring_row(r, 160, "what") for r in rows]))
+    return out
+
+
+def _tokens(value: int | None) -> str:
+    return "-" if value is None else count(value)
 
 
 def _n(row: dict | None, key: str) -> str:
