@@ -28,7 +28,7 @@ STYLE = """
 body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;background:#fff}
 h1{font-size:20px}h2{font-size:16px;margin-top:28px}
 table{border-collapse:collapse;margin:8px 0}td,th{padding:3px 10px;border-bottom:1px solid #ddd}
-td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}th{text-align:left;background:#f4f4f4}
+td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}th{text-align:left;background:#f4f4f4}
 .session{margin:14px 0;border-top:1px solid #eee;padding-top:6px}.meta{color:#555;font-size:12px}
 svg.timeline{display:block;width:100%;height:46px;background:#fafafa}
 .legend span{margin-right:14px;font-size:12px}.ok{color:#8a8a8a}.err{color:#d62728}.said{color:#1f5fbf}
