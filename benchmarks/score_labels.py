@@ -17,6 +17,7 @@ counted at its tool_result, refused calls included). Then:
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -24,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from metacog.replay import REFUSED, replay
+from metacog.symptoms import names_something
 
 DEFAULT_DIR = ROOT.parent / "shared" / "transcripts"
 # The senses whose signals speak of repetition (a loop, a circle, a habit).
@@ -95,6 +97,30 @@ def placed(path: Path) -> tuple[list[dict], int]:
     return out, (calls[-1][0] if calls else 0)
 
 
+# A quote in a signal: `what`, with the word before it (a tool's name when it quotes the action).
+_QUOTE = re.compile(r"(?:(\S+) )?`([^`]+)`")
+
+
+def generic_quotes(signal: dict) -> list[str]:
+    """The problem lines a loop signal quotes that name nothing (`npm error`, `- 5 errors`).
+
+    A quote after a tool's name (Bash `npm test`) is the action itself, which names itself."""
+    if not about_repetition(signal):
+        return []
+    text = signal["text"].removeprefix("metacog: ")
+    return [
+        quote
+        for before, quote in _QUOTE.findall(text)
+        if not (before[:1].isupper() and before.replace("__", "").isidentifier())
+        and not text.startswith(f"`{quote}`")
+        and not names_something(quote)
+    ]
+
+
+def repository(name: str) -> str:
+    return name.split("__", 1)[0].replace("+", "/")
+
+
 def about_repetition(signal: dict) -> bool:
     return any(sense in signal["sense"].split("+") for sense in REPETITION)
 
@@ -110,6 +136,7 @@ def score(folder: Path) -> dict:
     for name in sorted({label["file"] for label in labels}):
         signals[name], main_calls[name] = placed(folder / name)
     stuck: dict[str, list] = {"on_time": [], "late": [], "missed": []}
+    repos: dict[str, dict] = {}
     false_alarms, progress = [], 0
     quiet_calls = quiet_signals = 0
     per_sense: dict[str, int] = {}
@@ -120,8 +147,23 @@ def score(folder: Path) -> dict:
                 every[sense] = every.get(sense, 0) + 1
     for label in labels:
         said = signals[label["file"]]
+        repo = repos.setdefault(
+            repository(label["file"]),
+            {
+                "sessions": 0,
+                "stuck": 0,
+                "on_time": 0,
+                "progress": 0,
+                "false_alarms": 0,
+                "quiet_calls": 0,
+                "quiet_signals": 0,
+            },
+        )
         if label["type"] == "session":
+            repo["sessions"] += 1
             if label.get("quiet"):
+                repo["quiet_calls"] += main_calls[label["file"]]
+                repo["quiet_signals"] += len(said)
                 quiet_calls += main_calls[label["file"]]
                 quiet_signals += len(said)
                 for s in said:
@@ -135,13 +177,38 @@ def score(folder: Path) -> dict:
             ]
             late = [s for s in loud if label["speak_at"] + LATE_BY < s["at"] <= label["end"]]
             verdict = "on_time" if on_time else "late" if late else "missed"
+            repo["stuck"] += 1
+            repo["on_time"] += verdict == "on_time"
             stuck[verdict].append({**label, "signal": (on_time or late or [{}])[0]})
         elif label["type"] == "progress":
             progress += 1
-            alarms = [s for s in loud if label["speak_at"] <= s["at"] <= label["end"]]
+            repo["progress"] += 1
+            # A signal inside the window of a stuck episode of the same session that overlaps
+            # the stretch speaks of that episode (LABELS.md).
+            windows = [
+                (e["speak_at"] - 1, e["end"] + 3)
+                for e in labels
+                if e["type"] == "stuck"
+                and e["file"] == label["file"]
+                and e["start"] <= label["end"]
+                and label["start"] <= e["end"]
+            ]
+            alarms = [
+                s
+                for s in loud
+                if label["speak_at"] <= s["at"] <= label["end"]
+                and not any(lo <= s["at"] <= hi for lo, hi in windows)
+            ]
             if alarms:
+                repo["false_alarms"] += 1
                 false_alarms.append({**label, "signal": alarms[0]})
     total_stuck = sum(len(v) for v in stuck.values())
+    generic = [
+        {"file": name, "at": s["at"], "sense": s["sense"], "quotes": quotes, "text": s["text"]}
+        for name, said in signals.items()
+        for s in said
+        if (quotes := generic_quotes(s))
+    ]
     return {
         "stuck": stuck,
         "stuck_total": total_stuck,
@@ -154,6 +221,8 @@ def score(folder: Path) -> dict:
         "calls": sum(main_calls.values()),
         "per_sense": every,
         "signals": signals,
+        "repositories": repos,
+        "generic": generic,
     }
 
 
@@ -180,8 +249,17 @@ def report(result: dict) -> str:
         f"all sessions: {sum(result['per_sense'].values())} signals in {result['calls']} calls ("
         + ", ".join(f"{k} {v}" for k, v in sorted(result["per_sense"].items()))
         + ")",
+        f"loop signals quoting a line that names nothing: {len(result['generic'])}",
         "",
+        f"  {'repository':40} sessions stuck on-time progress alarms quiet/100",
     ]
+    for name, r in sorted(result["repositories"].items()):
+        per = f"{100 * r['quiet_signals'] / r['quiet_calls']:.2f}" if r["quiet_calls"] else "-"
+        lines.append(
+            f"  {name[:40]:40} {r['sessions']:>8} {r['stuck']:>5} {r['on_time']:>7} "
+            f"{r['progress']:>8} {r['false_alarms']:>6} {per:>9}"
+        )
+    lines.append("")
     for verdict in ("on_time", "late", "missed"):
         for label in stuck[verdict]:
             signal = label["signal"]
@@ -190,6 +268,11 @@ def report(result: dict) -> str:
                 f"  {verdict:7} {short(label['file']):24} {label['kind']:13} "
                 f"speak_at {label['speak_at']:>3} end {label['end']:>3}: {where}"
             )
+    for g in result["generic"]:
+        lines.append(
+            f"  generic quote {short(g['file']):20} call {g['at']} {g['sense']}: "
+            + ", ".join(f"`{q[:60]}`" for q in g["quotes"])
+        )
     for label in result["false_alarms"]:
         signal = label["signal"]
         lines.append(

@@ -32,6 +32,15 @@ import tempfile
 import time
 from pathlib import Path
 
+# The data folder's layout, as metacog/layout.py names it (this script runs before metacog
+# is installed, so it carries the names; tests/test_layout.py checks they agree).
+BOOTSTRAP_LOG = "bootstrap.log"
+HOOK_STDERR_LOG = "hook-stderr.log"
+RUNTIME = "runtime"
+BUILD_LOCK = ".lock"
+FAILED = ".failed"
+TELL = ".tell"
+READY = ".ready"
 MIN_PYTHON = (3, 10)
 RETRY_AFTER_S = 600  # a failure that was not the network is not retried at every session start
 PROBE_S = 2.0  # is the package index back? one TCP connect, bounded
@@ -64,7 +73,7 @@ class Failed(RuntimeError):
 
 
 def log(data: Path, message: str) -> None:
-    path = data / "bootstrap.log"
+    path = data / BOOTSTRAP_LOG
     try:
         if path.exists() and path.stat().st_size > LOG_CAP:
             os.replace(path, path.with_suffix(".log.1"))
@@ -150,10 +159,10 @@ def read_failed(path: Path) -> dict | None:
 def last_failure(base: Path, version: str) -> dict | None:
     """The failure that stopped this version's build, if any. A `.failed` of an earlier
     metacog (empty: only its time said anything) counts as a failure at that time."""
-    failed = read_failed(base / ".failed")
+    failed = read_failed(base / FAILED)
     if failed == {}:
         try:
-            failed = {"at": (base / ".failed").stat().st_mtime, "version": version}
+            failed = {"at": (base / FAILED).stat().st_mtime, "version": version}
         except OSError:
             return None
     return failed if failed is not None and failed.get("version") == version else None
@@ -161,11 +170,11 @@ def last_failure(base: Path, version: str) -> dict | None:
 
 def explain(data: Path, version: str) -> str:
     """The runtime's real state, for /metacog when there is no runtime to run it with."""
-    runtime = data / "runtime" / version
+    runtime = data / RUNTIME / version
     state = "half-built" if runtime.is_dir() else "missing"
     head = f"metacog: its runtime is not ready yet ({runtime} is {state})"
-    failed = last_failure(data / "runtime", version)
-    log_path = data / "bootstrap.log"
+    failed = last_failure(data / RUNTIME, version)
+    log_path = data / BOOTSTRAP_LOG
     if failed is None:
         return (
             f"{head}: start a new Claude Code session, whose start builds it (needs Python 3.10+ and the "
@@ -207,14 +216,14 @@ def record_failure(
         if network
         else f"after {RETRY_AFTER_S // 60} minutes or with another Python",
     }
-    (base / ".failed").write_text(json.dumps(failed))
+    (base / FAILED).write_text(json.dumps(failed))
     if previous is None or previous.get("cause") != cause:  # said once per cause
         what = "could not reach the package index" if network else "failed"
         message = (
             f"metacog: its first-run setup {what} ({cause[:160]}); it stays off until a later "
             "session succeeds. `/metacog doctor` shows more."
         )
-        (base / ".tell").write_text(json.dumps({"systemMessage": message}) + "\n")
+        (base / TELL).write_text(json.dumps({"systemMessage": message}) + "\n")
 
 
 def copy_source(into: Path) -> Path:
@@ -279,13 +288,13 @@ def main() -> int:
     if sys.version_info < MIN_PYTHON:
         return 3
     data, version = Path(sys.argv[1]), sys.argv[2]
-    base = data / "runtime"
+    base = data / RUNTIME
     runtime = base / version
     base.mkdir(parents=True, exist_ok=True)
-    failed_marker = base / ".failed"
-    with open(base / ".lock", "w") as lock:
+    failed_marker = base / FAILED
+    with open(base / BUILD_LOCK, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # two sessions starting at once build it once
-        if (runtime / ".ready").exists():
+        if (runtime / READY).exists():
             return 0
         previous = last_failure(base, version)
         if previous is not None and not retry_now(previous):
@@ -296,10 +305,10 @@ def main() -> int:
         except Exception as exc:  # noqa: BLE001 - every failure is logged, never raised into the session
             record_failure(data, base, version, exc, previous)
             return 1
-        (runtime / ".ready").write_text(f"{version}\n{sys.executable}\n")
+        (runtime / READY).write_text(f"{version}\n{sys.executable}\n")
         failed_marker.unlink(missing_ok=True)
-        (base / ".tell").unlink(missing_ok=True)
-        stderr_log = data / "hook-stderr.log"
+        (base / TELL).unlink(missing_ok=True)
+        stderr_log = data / HOOK_STDERR_LOG
         if not stderr_log.exists():  # private from the start: run.sh's `2>>` would follow the umask
             os.close(os.open(stderr_log, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600))
         collect_old(base, version)

@@ -203,24 +203,51 @@ def context_cost(tool: str, tool_input: dict, response: object, error: str) -> i
         return 0
 
 
+# Commands that look for something: an empty answer from one is "not there".
+SEEKERS = frozenset(("grep", "rg", "ag", "find", "fd", "ls", "locate", "which", "whereis", "git"))
+
+
+def found_nothing(tool: str, tool_input: dict, response: object, error: str) -> bool:
+    """Whether a search or listing answered "nothing": Grep or Glob with no file or line,
+    or a shell search that printed nothing (grep's exit 1 with no output included)."""
+    if tool in ("Grep", "Glob"):
+        if not isinstance(response, dict) or error:
+            return False
+        files, lines = response.get("numFiles"), response.get("numLines")
+        return (files == 0 or lines == 0) and not response.get("content")
+    if tool != "Bash" or not isinstance(tool_input.get("command"), str):
+        return False
+    from metacog.hidden import first_word
+
+    if first_word(tool_input["command"]) not in SEEKERS:
+        return False
+    if error:
+        return error.strip() == "Exit code 1"
+    return (
+        isinstance(response, dict)
+        and not str(response.get("stdout") or "").strip()
+        and not str(response.get("stderr") or "").strip()
+    )
+
+
 def from_event(event: Event, now: float) -> dict:
     """An action record (schema SCHEMA) from a PostToolUse or PostToolUseFailure call."""
     tool, tool_input, response = event.tool, event.tool_input, event.response
-    if event.interrupted:
-        error, result = (
-            "",
-            0,
-        )  # the person stopped or refused the call: not a failure of the agent's
-    elif event.failed:
+    if event.failed:
         error, result = event.error, 0
     else:
         error = failure_text(response)
-        if not error and tool in ("Bash", "BashOutput", "TaskOutput"):
+        if not error and tool in ("Bash", "BashOutput", "TaskOutput", "Task", "Agent"):
             from metacog.hidden import hidden_failure
 
             error = hidden_failure(tool, tool_input, response)
         result = output_checksum(response) if tool == "Bash" else checksum(response)
     cost = min(event.size, context_cost(tool, tool_input, response, error))
+    if found_nothing(tool, tool_input, response, error):
+        # An empty answer is an answer (`grep` says it with exit 1), not a failure.
+        record = make(tool, target_of(tool, tool_input, event.cwd), "", 0, cost, now, event.agent)
+        record["empty"] = True
+        return record
     return make(
         tool,
         target_of(tool, tool_input, event.cwd),

@@ -6,8 +6,9 @@ memory until the file's stat changes; nothing is cached on disk. A file that can
 parsed, however the parser fails (a committed `a = [[[[…]]]]` makes tomllib raise
 RecursionError), is skipped: the hook senses with the other file and the defaults.
 
-Every default (DEFAULTS) and every bound (LIMITS) lives here and nowhere else, and `merge`
-is the one type-and-range check: what `load` returns has every key, so its readers (the
+Every default (DEFAULTS) and every bound (LIMITS) is here: the senses' own sections are
+declared in each sense module and collected from metacog.senses.SENSES, the others are
+written below. `merge` is the one type-and-range check: what `load` returns has every key, so its readers (the
 senses, metacog.learning.settings, the detectors) index it without defaults of their own.
 """
 
@@ -15,42 +16,8 @@ from __future__ import annotations
 
 import os
 
+# The senses' sections are their own (each sense module's DEFAULTS and LIMITS), collected below.
 DEFAULTS: dict[str, dict[str, object]] = {
-    "nociception": {
-        "enabled": True,
-        "observe_at": 3,
-        "socratic_at": 5,
-        "directive_at": 7,
-        "person_at": 9,
-    },
-    "habit": {"enabled": True, "at": 3},
-    "o2": {
-        "enabled": True,
-        "velocity_factor": 3.0,
-        "baseline_calls": 10,
-        "recent_calls": 5,
-        "min_recent_bytes": 60000,
-        "velocity_cooldown_calls": 40,
-        "fill_warn": 0.70,
-        "context_window": 0,
-    },
-    "chronos": {"enabled": True, "minutes": 20, "calls": 40, "min_minutes_for_calls": 15},
-    "vestibular": {
-        "enabled": True,
-        "same_action": 4,
-        "cycle_repeats": 3,
-        "same_read": 3,
-        "cooldown_calls": 6,
-    },
-    "spatial": {
-        "enabled": True,
-        "min_importers": 5,
-        "budget_ms": 100,
-        "max_files": 50000,
-        "names_shown": 5,
-    },
-    "echo": {"enabled": True, "edits_without_tests": 12},
-    "drift": {"enabled": True, "recent_calls": 25},
     "learning": {
         "enabled": True,
         "promote_projects": 2,  # distinct projects that must detect a pattern before it goes global
@@ -91,24 +58,6 @@ DIGEST_MIN_CHARS = 300
 # a half-life of 0 divides by zero; a store compacted below 1 KiB would compact on every append,
 # one allowed past 2 MiB could outgrow what a store read takes in, learning.store.READ_CAP).
 LIMITS: dict[tuple[str, str], tuple[float, float]] = {
-    ("nociception", "observe_at"): (2, 1000),
-    ("nociception", "socratic_at"): (2, 1000),
-    ("nociception", "directive_at"): (2, 1000),
-    ("nociception", "person_at"): (2, 1000),
-    ("habit", "at"): (2, 1000),
-    ("o2", "velocity_factor"): (1, 1000),
-    ("o2", "baseline_calls"): (1, 1000),
-    ("o2", "recent_calls"): (1, 20),
-    ("o2", "fill_warn"): (0.05, 1),
-    ("chronos", "minutes"): (1, 10_000),
-    ("chronos", "calls"): (1, 100_000),
-    ("vestibular", "same_action"): (2, 1000),
-    ("vestibular", "cycle_repeats"): (2, 10),
-    ("vestibular", "same_read"): (2, 1000),
-    ("spatial", "min_importers"): (1, 100_000),
-    ("spatial", "names_shown"): (1, 20),
-    ("echo", "edits_without_tests"): (1, 10_000),
-    ("drift", "recent_calls"): (1, 10_000),
     ("digest", "max_rules"): (1, 100),
     ("digest", "max_chars"): (DIGEST_MIN_CHARS, DIGEST_HARD_CEILING),
     ("learning", "promote_projects"): (1, 100),
@@ -134,6 +83,25 @@ LIMITS: dict[tuple[str, str], tuple[float, float]] = {
     ("untested-edits", "fired"): (1, 1000),
     ("task-drift", "fired"): (1, 1000),
 }
+
+
+def _collect_senses() -> None:
+    """Each sense's section, first, in SENSES order; a sense without DEFAULTS gets none
+    (metacog.nervous then skips it with a log line)."""
+    from metacog.senses import SENSES  # the hook imports them anyway (metacog.nervous)
+
+    learned = dict(DEFAULTS)
+    DEFAULTS.clear()
+    for sense in SENSES:
+        defaults = getattr(sense, "DEFAULTS", None)
+        if isinstance(defaults, dict):
+            DEFAULTS[sense.NAME] = defaults
+            for key, bound in getattr(sense, "LIMITS", {}).items():
+                LIMITS[(sense.NAME, key)] = bound
+    DEFAULTS.update(learned)
+
+
+_collect_senses()
 _INF = float("inf")
 CONFIG_CAP = 256 * 1024  # bytes; a config file is a few lines
 GLOBAL_NAME = "config.toml"

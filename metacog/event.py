@@ -70,7 +70,11 @@ class Event:
         error = words(payload, "error")
         self.interrupted = payload.get("is_interrupt") is True or error.startswith(PERSON_REFUSED)
         if self.interrupted:
-            self.failed, error = False, ""
+            # Not the agent's error, but an obstacle it meets again when it tries the same
+            # end another way, or starts the same hanging command again (issue 17, class 2):
+            # kept as the person's words alone, which metacog.symptoms names as a mistake.
+            self.failed = True
+            error = next((w for w in PERSON_REFUSED if error.startswith(w)), PERSON_REFUSED[1])
         elif self.failed:
             error = error or "tool failed"
         self.error = error

@@ -5,8 +5,6 @@ from __future__ import annotations
 from metacog import action as actions
 from metacog import config, fsutil, learning, nervous, paths, state, summary, transcript
 from metacog.event import Event
-from metacog.senses import o2
-from metacog.senses.signal import number, peek
 
 TASK_NOTIFICATION = "<task-notification>"  # a finished background agent, not the person
 PENDING_CAP = 3  # notes waiting for the main agent's next call
@@ -28,7 +26,7 @@ def _settings(st: dict, event: Event, state_dir: str) -> tuple[dict, str]:
     return config.load(paths.config_dir(), state_dir, st["root"]), st["root"]
 
 
-def _read_transcript(st: dict, event: Event, now: float) -> list[dict]:
+def _read_transcript(st: dict, event: Event, cfg: dict, state_dir: str, now: float) -> list[dict]:
     """Fold the transcript's news into the state; return the refused calls as actions."""
     cursor = st.setdefault("transcript", {})
     news = transcript.read_new(event.transcript, cursor)
@@ -37,10 +35,11 @@ def _read_transcript(st: dict, event: Event, now: float) -> list[dict]:
         context["tokens"] = 0
         context["compactions"] = context.get("compactions", 0) + 1
         main = state.window(st, "", now)
-        note = o2.after_compaction(main)  # before the senses forget what was read
-        nervous.compacted(main)
-        if note and not st.pop("compaction_told", False):
-            _queue(st, note)
+        notes = nervous.compacted(nervous.Context(cfg, st, main, None, now, state_dir))
+        # Told at SessionStart already: the senses forgot then, and the mark is used up now.
+        if not st.pop("compaction_told", False):
+            for note in notes:
+                _queue(st, note)
     if news.tokens:
         context["tokens"], context["model"] = news.tokens, news.model or context.get("model", "")
     context["responses"] = context.get("responses", 0) + news.responses
@@ -77,20 +76,17 @@ def on_tool(event: Event, state_dir: str, now: float) -> dict | None:
         cfg, root = _settings(st, event, state_dir)
         totals = summary.get(st)
         signals = []
-        for refused in _read_transcript(st, event, now):
-            signals += _feel(st, refused, event, cfg, state_dir, root, totals, now)
+        for refused in _read_transcript(st, event, cfg, state_dir, now):
+            signals += _feel(st, refused, event, cfg, state_dir, root, totals, now)[0]
         act["turn"] = (
             transcript.turn_of(st.get("transcript") or {}, event.tool_use_id)
             if event.transcript
             else 0
         )
-        signals += _feel(st, act, event, cfg, state_dir, root, totals, now)
-        context = st.get("context") or {}
-        if context.get("tokens"):  # how full the context got, for the context-pressure pattern
-            window = transcript.context_window(
-                context.get("model", ""), cfg["o2"]["context_window"]
-            )
-            summary.bump_max(totals, "max_context_fill", round(context["tokens"] / window, 3))
+        felt, ctx = _feel(st, act, event, cfg, state_dir, root, totals, now)
+        signals += felt
+        if ctx.tokens:  # how full the context got, for the context-pressure pattern
+            summary.bump_max(totals, "max_context_fill", round(ctx.fill, 3))
         agent_text, person_text = nervous.compose(signals)
         if not act.get("agent") and st.get("pending"):
             extra = " ".join(st.pop("pending"))
@@ -107,7 +103,7 @@ def _feel(
     root: str,
     totals: dict,
     now: float,
-) -> list:
+) -> tuple[list, nervous.Context]:
     win = state.window(st, act.get("agent", ""), now)
     state.push(win, act)
     st["calls"] = st.get("calls", 0) + 1
@@ -116,7 +112,7 @@ def _feel(
     ctx = nervous.Context(cfg, st, win, event, now, state_dir, root)
     signals = nervous.feel(win, act, ctx)
     act.pop("problems", None)  # felt now; the window keeps the signature, not a dozen lines of it
-    summary.observe(totals, act, win, ctx.is_main)
+    summary.observe(totals, act, ctx)
     for signal in signals:
         summary.fired(totals, signal.sense)
     for note in ctx.notes:
@@ -124,7 +120,7 @@ def _feel(
             summary.lesson(totals, note)
         elif note["kind"] == "wide_edit":
             totals["wide_edits"] = totals.get("wide_edits", 0) + 1
-    return signals
+    return signals, ctx
 
 
 def on_prompt(event: Event, state_dir: str, now: float) -> dict | None:
@@ -158,10 +154,14 @@ def on_session_start(event: Event, state_dir: str, now: float) -> dict | None:
     state.collect_garbage(state_dir, now)
     if sid and event.source == "compact":
         with state.Session(state_dir, sid, now) as st:
-            note = o2.after_compaction(state.window(st, "", now))
-            if note:
-                st["compaction_told"] = True  # the transcript will show the same compaction
-                return reply("SessionStart", nervous.PREFIX + note)
+            cfg, _ = _settings(st, event, state_dir)
+            # The senses forget now what the compaction dropped; the transcript will show the
+            # same compaction at the next call, with nothing read between and no second note.
+            main = state.window(st, "", now)
+            notes = nervous.compacted(nervous.Context(cfg, st, main, event, now, state_dir))
+            if notes:
+                st["compaction_told"] = True
+                return reply("SessionStart", nervous.PREFIX + " ".join(notes))
     return None
 
 
@@ -188,20 +188,11 @@ def on_subagent_stop(event: Event, state_dir: str, now: float) -> dict | None:
         win = st["windows"].get(f"agent:{agent}")
         if not isinstance(win, dict):
             return None
-        noci, vest = peek(win, "nociception"), peek(win, "vestibular")
-        kind = event.agent_type or "subagent"
-        if number(noci.get("level")) >= 1:
-            _queue(
-                st,
-                f"the {kind} subagent that just finished hit the same error {number(noci.get('count'))} times "
-                "in a row; check its result before relying on it.",
-            )
-        elif vest.get("quiet_until"):
-            _queue(
-                st,
-                f"the {kind} subagent that just finished went in circles (repeated the same steps); "
-                "check its result before relying on it.",
-            )
+        cfg, root = _settings(st, event, state_dir)
+        ctx = nervous.Context(cfg, st, win, event, now, state_dir, root)
+        said = nervous.after_subagent(ctx)
+        if said:
+            _queue(st, said[0])  # one line: the first sense to speak says what matters most
     return None
 
 

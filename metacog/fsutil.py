@@ -62,9 +62,9 @@ def open_regular(
     return fd
 
 
-def read_bytes(path: str, cap: int, follow: bool = False) -> bytes:
+def read_bytes(path: str, cap: int) -> bytes:
     """A regular file's bytes; Unreadable when it holds more than `cap` (a healthy one never does)."""
-    fd = open_regular(path, follow=follow)
+    fd = open_regular(path)
     try:
         data = read_fd(fd, cap + 1)
     finally:

@@ -54,7 +54,31 @@ _HIDDEN = re.compile(
     r"|(?:command |operation |request )?timed out|timeout (?:after|exceeded|of))"
 )
 _SUMMARY = re.compile(r"\b\d+ (?:failed|errors?)\b")  # inside a `==== … ====` line
+# A runner's own count of failures, indented or not (vitest's ` Test Files  1 failed | 50
+# passed`, mocha's `  2 failing`), a failing test it names (` FAIL  a.test.ts > suite > t`),
+# and the exception that says what failed in it (`AssertionError: expected …`).
+_COUNTED = re.compile(
+    r"\s*(?:(?:Test Files|Test Suites|Tests|Suites):?\s+)?[1-9]\d* (?:failed|failing)\b"
+    r"|\s?FAIL\s+\S+.* [>›] |\s?× \S+.* [>›] "
+)
+_RAISED = re.compile(r"[A-Z]\w*(?:Error|Exception): \S")
 HIDDEN_LINES = 12
+
+
+DELEGATING = ("Task", "Agent")
+_API_ERROR = re.compile(r"(?:API Error|Error)\b:? ")
+
+
+def _answer(response: dict) -> str:
+    """The text a subagent answered with (its `content` blocks)."""
+    content = response.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(
+            b["text"] for b in content[:4] if isinstance(b, dict) and isinstance(b.get("text"), str)
+        )
+    return ""
 
 
 def first_word(command: str) -> str:
@@ -82,6 +106,11 @@ def hidden_failure(tool: str, tool_input: dict, response: object) -> str:
         return ""
     stdout, stderr = response.get("stdout"), response.get("stderr")
     output = "\n".join(v for v in (stdout, stderr) if isinstance(v, str))[-SCAN_CAP:]
+    if tool in DELEGATING:
+        # A subagent whose whole answer is an API error did not do the work (`API Error:
+        # Claude's response exceeded the 8000 output token maximum`): the call failed.
+        said = _answer(response).lstrip()[:LINE_CAP]
+        return said.split("\n", 1)[0] if _API_ERROR.match(said) else ""
     if tool in ("BashOutput", "TaskOutput"):
         code, status = response.get("exitCode"), response.get("status")
         if isinstance(code, int) and not isinstance(code, bool) and code != 0:
@@ -96,15 +125,24 @@ def hidden_failure(tool: str, tool_input: dict, response: object) -> str:
         or not _RUNNERS.search(command[:500])
     ):
         return ""
-    said = []
+    said, counted = [], False
     for line in output.splitlines():
         line = line[:LINE_CAP]
-        if line[:1] in (" ", "\t"):
+        if _COUNTED.match(line):
+            counted = True
+        elif line[:1] in (" ", "\t"):
             continue  # a test's own name or log, indented under the runner's lines
-        if _HIDDEN.match(line) or (
-            line[:1] == "=" and line.endswith("=") and _SUMMARY.search(line)
+        elif not (
+            _HIDDEN.match(line)
+            or (line[:1] == "=" and line.endswith("=") and _SUMMARY.search(line))
+            or _RAISED.match(line)
         ):
-            said.append(line)
-            if len(said) >= HIDDEN_LINES:
-                break
+            continue
+        said.append(line.strip())
+        if len(said) >= HIDDEN_LINES:
+            break
+    # An exception alone may be what a passing run logs on purpose; with a runner's count
+    # of failures, or beside its own failure lines, it is what failed.
+    if not counted and all(_RAISED.match(line) for line in said):
+        return ""
     return "\n".join(said)

@@ -6,87 +6,97 @@ Layer 2 (an interrupt) leads with the interrupt and carries the other readings.
 
 from __future__ import annotations
 
+from metacog import facts
 from metacog.senses import SENSES
+from metacog.senses.contract import Context
 from metacog.senses.signal import INTERRUPT, Signal, forget
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
-    from metacog.event import Event
+    from metacog.senses.contract import Sense
 
 PREFIX = "metacog: "
+__all__ = ("PREFIX", "Context", "after_subagent", "compacted", "compose", "feel", "heard")
 
 
-class Context:
-    """What a sense may consult besides its window: settings, the session, the moment."""
+def _log(ctx: Context, message: str) -> None:
+    from metacog.fsutil import log_error
 
-    def __init__(
-        self,
-        cfg: dict,
-        state: dict,
-        win: dict,
-        event: Event,
-        now: float,
-        state_dir: str = "",
-        root: str = "",
-    ) -> None:
-        self.cfg = cfg
-        self.state = state
-        self.win = win
-        self.event = event
-        self.now = now
-        self.state_dir = state_dir
-        self.root = root
-        self.notes: list[dict] = []
-        self.fired: list[str] = []  # the senses that spoke so far on this call, in SENSES order
-        self.is_main = win is state["windows"].get("main")
+    log_error(ctx.state_dir, message)
 
-    def readings(self, exclude: tuple[str, ...] = ()) -> str:
-        parts = []
-        for sense in SENSES:
-            if sense.NAME in exclude or not self.cfg[sense.NAME]["enabled"]:
-                continue
-            value = sense.reading(self.win, self)
-            if value:
-                parts.append(value)
-        return "; ".join(parts)
 
-    def note(self, kind: str, **fields: object) -> None:
-        """Something worth remembering across sessions (episodes, lessons)."""
-        self.notes.append({"kind": kind, **fields})
+def _enabled(sense: Sense, ctx: Context) -> bool:
+    """Whether a sense is on; a sense without a settings section is skipped with a log line
+    (indexing it would raise outside the per-sense guard and silence every call)."""
+    section = ctx.cfg.get(sense.NAME)
+    if not isinstance(section, dict) or "enabled" not in section:
+        _log(ctx, f"sense {sense.NAME} has no settings section: skipped")
+        return False
+    return bool(section["enabled"])
 
 
 def feel(win: dict, action: dict, ctx: Context) -> list[Signal]:
+    try:
+        facts.update(win, action, ctx)
+    except Exception as exc:  # noqa: BLE001 - damaged facts must not silence the senses
+        _log(ctx, f"facts failed: {type(exc).__name__}: {exc}")
+        win.pop("facts", None)  # what broke them is set aside; they count afresh
+        facts.recall(ctx)
     signals = []
     for sense in SENSES:
-        if ctx.cfg[sense.NAME]["enabled"]:
-            try:
-                signal = sense.feel(win, action, ctx)
-            except Exception as exc:  # noqa: BLE001 - one broken sense must not silence the others
-                from metacog.fsutil import log_error
-
-                log_error(ctx.state_dir, f"sense {sense.NAME} failed: {type(exc).__name__}: {exc}")
-                forget(win, sense.NAME)  # its memory may be what broke it
-                continue
-            if signal is not None:
-                signals.append(signal)
-                ctx.fired.append(sense.NAME)
+        if not _enabled(sense, ctx):
+            continue
+        try:
+            signal = sense.feel(win, action, ctx)
+        except Exception as exc:  # noqa: BLE001 - one broken sense must not silence the others
+            _log(ctx, f"sense {sense.NAME} failed: {type(exc).__name__}: {exc}")
+            forget(win, sense.NAME)  # its memory may be what broke it
+            continue
+        if signal is not None:
+            signals.append(signal)
+            ctx.fired.append(sense.NAME)
     return signals
 
 
 def heard(win: dict, prompt: str, now: float) -> None:
-    """The person spoke: each sense that keeps one resets what it had counted since."""
+    """The person spoke: the facts and each sense that keeps a count start afresh."""
+    facts.heard(win, prompt, now)
     for sense in SENSES:
         on_prompt = getattr(sense, "on_prompt", None)
         if on_prompt is not None:
             on_prompt(win, prompt, now)
 
 
-def compacted(win: dict) -> None:
-    """The context was compacted: each sense that keeps one forgets what no longer holds."""
+def _each(hook: str, ctx: Context) -> list[str]:
+    """What the enabled senses that have `hook` say of the window, in SENSES order."""
+    said = []
     for sense in SENSES:
-        on_compaction = getattr(sense, "on_compaction", None)
-        if on_compaction is not None:
-            on_compaction(win)
+        call = getattr(sense, hook, None)
+        if call is None or not _enabled(sense, ctx):
+            continue
+        try:
+            text = call(ctx.win, ctx)
+        except Exception as exc:  # noqa: BLE001 - one broken sense must not silence the others
+            _log(ctx, f"sense {sense.NAME} {hook} failed: {type(exc).__name__}: {exc}")
+            continue
+        if text:
+            said.append(text)
+    return said
+
+
+def compacted(ctx: Context) -> list[str]:
+    """The context was compacted: each sense forgets what no longer holds and may leave a
+    note for the agent (read before the facts forget what was read)."""
+    facts.recall(ctx)
+    notes = _each("on_compaction", ctx)
+    facts.compacted(ctx.win)
+    return notes
+
+
+def after_subagent(ctx: Context) -> list[str]:
+    """The subagent whose window `ctx` holds finished: what the main agent should hear."""
+    facts.recall(ctx)
+    return _each("after_subagent", ctx)
 
 
 def compose(signals: list[Signal]) -> tuple[str, str]:

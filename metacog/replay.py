@@ -31,6 +31,7 @@ from typing import BinaryIO
 from metacog import action as actions
 from metacog import hook, state
 from metacog.event import Event
+from metacog.fsutil import Unreadable
 from metacog.senses import SENSES
 from metacog.transcript import content_text, usage_tokens
 
@@ -40,10 +41,6 @@ MAX_BYTES = (
 )  # long transcripts reach tens of MB; a larger file is refused, not read
 SAID_PREFIX = "metacog:"
 NO_LEARNING = {"learning": {"enabled": False}}
-
-
-class Unreadable(ValueError):
-    """The file cannot be replayed at all (not a regular file, too large): says what it is instead."""
 
 
 def _epoch(stamp: object, fallback: float) -> float:
@@ -258,7 +255,7 @@ def replay(
     `cfg`: the effective settings, written as the config of the replay's temporary home;
     without it the hook runs on its defaults. The file is read as a stream of lines, each
     fed to the hook as soon as it is in the scratch transcript; `progress` gets the bytes
-    read and the bytes to read. Unreadable (a ValueError) for anything but a regular file
+    read and the bytes to read. fsutil.Unreadable (an OSError and a ValueError) for anything but a regular file
     of at most MAX_BYTES.
     """
     fh, size = open_transcript(path)

@@ -30,7 +30,7 @@ import stat  # already loaded by os: free
 import sys
 import time
 
-from metacog import fsutil
+from metacog import fsutil, layout
 from metacog.protocol import SOCKET, TAKE_SECONDS, WATCHDOG_SECONDS  # noqa: F401 - metacog doctor reads SOCKET here
 
 IDLE_SECONDS = 15 * 60
@@ -46,7 +46,7 @@ LOG_CAP = 64 * 1024
 
 def folder() -> str:
     """The resident process's folder, inside the runtime whose code it runs."""
-    return os.path.join(sys.prefix, "resident")
+    return os.path.join(sys.prefix, layout.RESIDENT)
 
 
 # --- starting one ---------------------------------------------------------------------
@@ -66,7 +66,7 @@ def ensure(now: float | None = None, late: bool = False) -> None:
     try:
         if os.environ.get("METACOG_RESIDENT") == "0" or not hasattr(os, "fork"):
             return
-        if not os.path.exists(os.path.join(sys.prefix, ".ready")):
+        if not layout.is_runtime(sys.prefix):
             return  # somebody else's interpreter (tests, a checkout): nothing to keep resident
         home = private_folder()
         if home is None:

@@ -9,7 +9,10 @@ Small and bounded: counters, a few maxima, a capped list of lessons.
 from __future__ import annotations
 
 from metacog.action import EDIT_TOOLS, is_code
-from metacog.senses import drift, nociception, vestibular
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
+if TYPE_CHECKING:
+    from metacog.senses.contract import Context
 
 SCHEMA = 1
 LESSONS_CAP = 20
@@ -57,8 +60,9 @@ def bump_max(summary: dict, key: str, value: float) -> None:
         summary[key] = value
 
 
-def observe(summary: dict, action: dict, win: dict, is_main: bool) -> None:
-    """Fold one tool call into the summary (after the senses have felt it)."""
+def observe(summary: dict, action: dict, ctx: Context) -> None:
+    """Fold one tool call into the summary, from the call's facts (metacog.facts): the same
+    whichever senses are enabled."""
     tool = action["tool"]
     summary["calls"] += 1
     if not summary["first_ts"]:
@@ -76,20 +80,19 @@ def observe(summary: dict, action: dict, win: dict, is_main: bool) -> None:
         summary["searches"] += 1
     elif tool == "Bash":
         summary["bash"] += 1
-    bump_max(summary, "max_error_streak", nociception.streak(win))
-    reads, repeat = vestibular.counts(win)
-    bump_max(summary, "max_file_reads", reads)
-    if not vestibular.asked_repeat(win):  # repetition the person asked for is not circling
-        bump_max(summary, "max_repeat", repeat)
+    bump_max(summary, "max_error_streak", ctx.streak.count)
+    bump_max(summary, "max_file_reads", ctx.max_reads)
+    if not ctx.asked_repeat:  # repetition the person asked for is not circling
+        bump_max(summary, "max_repeat", ctx.repeat)
         if tool in SEARCH_TOOLS:
-            bump_max(summary, "max_search_repeat", repeat)
-    if is_main:
+            bump_max(summary, "max_search_repeat", ctx.repeat)
+    if ctx.is_main:
         summary["main_calls"] += 1
-        if drift.following(win):
+        if ctx.following:
             summary["tracked_calls"] = summary.get("tracked_calls", 0) + 1
-        bump_max(summary, "max_calls_between_prompts", win.get("prompt_calls", 0))
-        # Minutes of work as Chronos counts them (idle pauses and subagent time left out).
-        bump_max(summary, "max_minutes_between_prompts", round(win.get("active_s", 0.0) / 60, 1))
+        bump_max(summary, "max_calls_between_prompts", ctx.win.get("prompt_calls", 0))
+        # Minutes of work (idle pauses and subagent time left out, metacog.facts).
+        bump_max(summary, "max_minutes_between_prompts", round(ctx.active_s / 60, 1))
 
 
 def fired(summary: dict, sense: str) -> None:

@@ -29,6 +29,9 @@ LINE_CAP = 400  # characters of one line looked at (a problem keeps PROBLEM_CAP 
 
 # A diagnostic names its place first: `path/file.ext:12:3: message`, `file.py:4 - error: …`.
 _PLACED = re.compile(r"^\s*\S*\.\w+:\d+(?::\d+)?(?::|\s+-)\s*\S")
+# A linter's rule code at the margin (`ANN401 Dynamically typed …`, `W292 No newline …`,
+# `SC2086`): a diagnostic whatever words follow, so no vocabulary of error words is needed.
+_CODED = re.compile(r"[A-Z][A-Z0-9]{0,5}\d{2,5}\b(?! *[:=|/])")
 _WORDS = re.compile(
     r"error|exception|fail|fatal|panic|denied|not found|no such|cannot|can't|couldn't|"
     r"undefined|invalid|unknown|missing|refused|forbidden|unauthori[sz]ed|timed? ?out|"
@@ -103,7 +106,9 @@ def problems(error: str) -> list[list]:
         elif _PLACED.match(bare):
             placed.append(bare)
         elif line[:1] not in (" ", "\t") and (
-            line.startswith("E   ") or _WORDS.search(_PATHS.sub(" ", bare[:WORD_REACH]))
+            line.startswith("E   ")
+            or _CODED.match(bare)
+            or _WORDS.search(_PATHS.sub(" ", bare[:WORD_REACH]))
         ):
             # A log record (`time=… level=ERROR msg=…`) is what the program under test said,
             # often on purpose: a problem only when nothing else names one.
@@ -124,7 +129,10 @@ def problems(error: str) -> list[list]:
         elif len(sort) >= 4 and len(out) < PROBLEMS_CAP and not _BANNER.match(sort):
             shown = _DIRS.sub("", said, 1)  # `detector.go:298:32: …`: the message, not the folders
             out[sort] = [sort, zlib.crc32(said.encode()), 1, shown[:PROBLEM_CAP]]
-    return list(out.values())
+    # Identity by contrast: where some lines name what broke, the ones that name nothing
+    # (`Test Files 1 failed | 50 passed`, `npm error`) are the summary every failure prints.
+    named = [p for p in out.values() if names_something(p[3])]
+    return named or list(out.values())
 
 
 def is_banner(line: str) -> bool:
@@ -176,6 +184,22 @@ MISTAKES = (
         "a call a hook blocks",
     ),
     (
+        re.compile(r"user doesn't want to proceed|tool use was rejected", re.I),
+        "rejected",
+        "a call the person rejected (ask what they want instead of trying another way)",
+    ),
+    # A command that does not return: a server in the foreground, a prompt waiting for input.
+    (
+        re.compile(
+            r"^(?:error: )?command timed out after|^\[request interrupted by user|"
+            r"^(?:interrupted by user|the command was interrupted)",
+            re.I | re.M,
+        ),
+        "hung",
+        "a command that did not return (a server or a prompt waiting for input? run it in the "
+        "background, or pass the flag that answers the prompt)",
+    ),
+    (
         re.compile(r"old_string and new_string are exactly the same", re.I),
         "no-op-edit",
         "an Edit that changes nothing",
@@ -191,7 +215,7 @@ MISTAKES = (
             re.I | re.M,
         ),
         "missing-path",
-        "a path that does not exist from the working directory (check `pwd`; prefer absolute paths)",
+        "a path that does not exist from the working directory (check pwd; prefer absolute paths)",
     ),
 )
 _WHAT = {name: what for _, name, what in MISTAKES}
@@ -204,14 +228,16 @@ WITH_PROBLEMS = frozenset(
 
 
 def mistake(tool: str, error: str) -> str:
-    """The agent's own recurring kind of mistake this error shows ('' for none), keyed by tool
-    where the tool is the identity (a blocked WebSearch is not a blocked Bash)."""
+    """The agent's own recurring kind of mistake this error shows ('' for none), by the
+    obstacle, whichever tool met it."""
     head = error[:2000]
     for pattern, name, _ in MISTAKES:
         if name in SHELL_ONLY and (tool != "Bash" or not _relative_missing(pattern, head)):
             continue
         if pattern.search(head):
-            return f"{name} {tool}" if name in ("blocked", "no-such-tool", "hook-blocked") else name
+            # The obstacle, not the tool: a protected path tried with Bash, then Read, then
+            # Write is the same wall approached three ways (issue 17, class 2).
+            return name
     return ""
 
 
@@ -226,7 +252,85 @@ def _relative_missing(pattern: re.Pattern[str], error: str) -> bool:
     return False
 
 
+# Mistakes that recur only when the agent comes back to the same thing: a person who rejects
+# edits while reviewing says no to each proposal once; one who rejects the same file's edit, or
+# the same command, three times is being asked the same question again (issue 17, class 2).
+PER_INTENT = frozenset(("rejected",))
+
+
+def mistake_key(action: dict) -> str:
+    """The mistake as Habit and Nociception count it: its kind, and for PER_INTENT kinds what
+    the call was for (the file, or the command's first two words)."""
+    mistake = action.get("mistake", "")
+    if mistake not in PER_INTENT:
+        return mistake
+    if action.get("path"):
+        return f"{mistake} {action['tool']} {action['path'].rsplit('/', 1)[-1]}"
+    words = [w for w in str(action.get("target", "")).split() if not w.startswith("-")][:2]
+    return f"{mistake} {action['tool']} {' '.join(words)}"
+
+
 def describe(key: str) -> str:
     name, _, tool = key.partition(" ")
     what = _WHAT.get(name, name)
     return f"{what} ({tool})" if tool else what
+
+
+# What makes a line name something: a path or file, an identifier (snake_case, camelCase,
+# dotted, `a::b`), a quoted name, a code (ANN401, TS2345, E0425), an HTTP status. A line of
+# plain words and counts ("npm error", "- 5 errors", "Build failed") is the same whatever
+# went wrong: quoted as "the same problem" it tells the agent nothing (issue 17, class 1).
+_NAMED = re.compile(
+    r"[\w.-]*/[\w.-]+|\b[\w-]+\.[A-Za-z]\w{0,7}\b(?::\d+)?"  # a path, a file
+    r"|\b[A-Za-z]\w*_\w+|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*|\w::\w"  # identifiers
+    r"|`[^`\s][^`]*`|'[^'\s][^']{1,}'|\"[^\"\s][^\"]{1,}\"|‘[^’]+’|“[^”]+”"  # quoted names
+    r"|\b[A-Z]{1,6}-?\d{2,6}\b|\b[A-Z]+\d+[A-Z]?\b"  # codes
+    # A linter's rule: `(bodyclose)` at the end, `[no-unused-vars]` (a default like `[y]` or
+    # `[info]` in a prompt's text is not one).
+    r"|\([a-z][\w-]*\)\s*$|\[[a-z]\w*(?:[-/]\w+)+\]"
+    # A quantity that is not a tally of what failed: `the 8000 output token maximum`.
+    r"|\b\d{3,}\s+(?!(?:errors?|problems?|issues?|warnings?|failed|failures?|failing|passed|tests?"
+    r"|files?|skipped|items?|checks?)\b)[a-z]"
+    r"|\b[45]\d\d\b(?=\s*[A-Z(:]|\s*$)|(?:status|code|HTTP)[ :=]*[45]\d\d\b"  # an HTTP status
+)
+
+
+def names_something(line: str) -> bool:
+    """Whether a problem line names what is wrong (see _NAMED), rather than only saying
+    that something is."""
+    return bool(_NAMED.search(line[:LINE_CAP]))
+
+
+def identity(action: dict) -> str:
+    """What makes two errors "the same error".
+
+    A refusal is its kind of mistake: "File has not been read yet" on thirteen files is one
+    loop; an Edit whose old_string does not match (not found, or found twice) is one loop
+    per file. Otherwise the problems the error names (`problems`), those that name something,
+    to the letter; without any, the signature, or where it starts with a banner ("FAIL pkg
+    [build failed]" is the same whatever broke) every problem line. The target joins the signature where the signature names nothing (a bare exit code) or
+    where the file is the identity (three different missing files are exploring).
+    """
+    from metacog.action import FILE_TOOLS  # metacog.action imports this module
+
+    mistake = action.get("mistake", "")
+    if mistake in EDIT_MISMATCH:
+        return f"edit-mismatch {action.get('path') or action['target']}"
+    if mistake == "missing-path":
+        return f"{mistake} {action['tool']} {action['target']}"  # the same command: a wrong cwd
+    if mistake:
+        return mistake_key(action)
+    sig = action.get("sig", "")
+    if action.get("refused"):
+        return sig
+    listed = [p for p in action.get("problems") or [] if isinstance(p, list) and len(p) == 4]
+    named = [str(p[1]) for p in listed if isinstance(p[3], str) and names_something(p[3])]
+    problems = named or [str(p[1]) for p in listed]
+    if named or (problems and is_banner(sig.split(" | ", 1)[0])):
+        # Every problem that names something, to the letter: one fixed of several is a new
+        # error, not the same; a signature of summaries (`Found 1 error.`) is not the problem.
+        return "problems " + " ".join(sorted(problems))
+    named = [part for part in sig.split(" | ") if not part.startswith("exit ")]
+    if action["tool"] in FILE_TOOLS or not named:
+        return f"{action['tool']} {action['target']} | {sig}"
+    return sig

@@ -11,6 +11,8 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 VERSION = json.loads((ROOT / ".claude-plugin" / "plugin.json").read_text())["version"]
 
@@ -33,6 +35,7 @@ def bootstrap(data: Path, index: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_an_unreachable_index_is_said_once_logged_and_retried_when_it_answers(
     tmp_path: Path,
 ) -> None:

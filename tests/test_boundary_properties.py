@@ -33,6 +33,7 @@ def check_reply(out: dict | None) -> None:
         assert isinstance(out["hookSpecificOutput"]["additionalContext"], str)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

@@ -305,7 +305,10 @@ def test_a_store_that_cannot_be_read(healthy: Path, make: object, why: str, fix:
     path.unlink()
     make(path)
     [found] = [f for f in findings() if f["status"] == "problem"]
-    assert found["text"] == f"project learned-rule store {path} not read: {why}"
+    assert found["text"] == (
+        f"project learned-rule store {path} not read nor written: {why} "
+        "(this project's sessions still count towards promotion, in the index)"
+    )
     assert fix.format(path=path, folder=path.parent) in found["fix"]
     assert json.loads(cli("status", "--json").stdout)["unread_stores"] == [
         f"project store {path} not read: {why}"

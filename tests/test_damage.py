@@ -161,10 +161,13 @@ def _damage(path: Path, how: str, outside: Path) -> None:
 
 
 def _lines(path: Path) -> set[bytes]:
+    # The first 16 MB: a healthy store is far smaller, and a damaged 1 GB one took the test
+    # 7 s to read whole for nothing (the hook itself reads at most store.READ_CAP).
     try:
-        return (
-            {ln for ln in path.read_bytes().splitlines() if ln.strip()} if path.is_file() else set()
-        )
+        if not path.is_file():
+            return set()
+        with open(path, "rb") as fh:
+            return {ln for ln in fh.read(16 << 20).splitlines() if ln.strip()}
     except OSError:
         return set()
 
@@ -258,3 +261,48 @@ def said_of(reply: str) -> str:
         if reply
         else ""
     )
+
+
+# Issue 18: a project store replaced by something that cannot hold it, or grown past its
+# read cap, is treated like a read-only one: the session teaches the promotion index, the
+# log says it once, the session is not evaluated again, and `doctor` names the store.
+@pytest.mark.parametrize("how", ["folder", "fifo", "devzero", "outside", "huge"])
+def test_a_project_store_that_cannot_be_written_still_teaches_the_index(
+    how: str, isolated_home: Path, tmp_path: Path
+) -> None:
+    from learningtest import LOOP, T0, cfg, session, state_dir
+
+    from metacog import learning
+    from metacog.cli import doctor
+    from metacog.learning import scopes, store
+
+    root = tmp_path / "proj"
+    (root / ".git").mkdir(parents=True)
+    (root / ".claude").mkdir()
+    damaged = root / ".claude" / store.PROJECT_NAME
+    outside = tmp_path / "outside.txt"
+    outside.write_bytes(b"not metacog's\n")
+    damaged.write_bytes(b'{"v":1}\n')
+    _damage(damaged, how, outside)
+    session(str(root), "s0", T0, LOOP)
+
+    index = json.loads(Path(scopes.index_path()).read_text())
+    assert [t[0] for t in index["rules"]["error-loop"]["projects"].values()] == [1]
+    marks = Path(state_dir(), "learning", "marks")
+    assert (marks / "s0.done").exists() and not (marks / "s0.writing").exists()
+    log = Path(state_dir(), "metacog.log")
+    lines = [ln for ln in log.read_text().splitlines() if f"{damaged} not written" in ln]
+    assert len(lines) == 1, log.read_text()
+    learning.on_session_start(str(root), "s1", state_dir(), cfg(), T0 + 86400)
+    assert log.read_text().count("not written") == 1  # evaluated once, not retried
+    assert outside.read_bytes() == b"not metacog's\n"
+    if how == "huge":
+        assert damaged.stat().st_size == 1 << 30  # nothing appended where it is never read
+
+    found = [
+        f
+        for f in doctor.interpret_health(learning.health(str(root)))
+        if f["status"] == doctor.PROBLEM and "still count towards promotion" in f["text"]
+    ]
+    assert len(found) == 1 and found[0]["text"].startswith("project learned-rule store"), found
+    assert str(damaged) in found[0]["fix"]

@@ -145,7 +145,7 @@ def test_errors_go_to_the_log(isolated_home: Path, monkeypatch: pytest.MonkeyPat
         raise RuntimeError("sense exploded")
 
     monkeypatch.setitem(events.HANDLERS, "PostToolUse", broken)
-    env = {**os.environ}
+    env = dict(os.environ)
     # In-process main() with exit_process=False, stdin replaced.
     import io
 
@@ -159,4 +159,4 @@ def test_errors_go_to_the_log(isolated_home: Path, monkeypatch: pytest.MonkeyPat
     hook.main(exit_process=False)
     log = (isolated_home / "state" / "metacog.log").read_text()
     assert "RuntimeError" in log and "sense exploded" in log
-    assert env  # environment untouched
+    assert dict(os.environ) == env  # the hook leaves the environment as it found it

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import metacog
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -180,3 +182,50 @@ def test_run_sh_is_silent_without_a_runtime(tmp_path: Path) -> None:
         check=False,
     )
     assert (out.returncode, out.stdout, out.stderr) == (0, b"", b"")
+
+
+def test_the_scripts_name_the_data_folder_as_layout_does() -> None:
+    # run.sh, cli.sh and bootstrap.py cannot import metacog/layout.py: they carry its names.
+    import importlib.util
+
+    from metacog import layout
+
+    run_sh = (ROOT / "hooks" / "run.sh").read_text()
+    cli_sh = (ROOT / "hooks" / "cli.sh").read_text()
+    default = f'D="${{CLAUDE_PLUGIN_DATA:-${{HOME:-/nonexistent}}/{layout.INLINE_DATA}}}"'
+    runtime = f'R="$D/{layout.RUNTIME}/$V"'
+    for script in (run_sh, cli_sh):
+        assert default in script and runtime in script
+        assert f'[ ! -f "$R/{layout.READY}" ]' in script
+        assert f'"$R/{layout.PYTHON}" -I' in script
+    assert f'T="$D/{layout.RUNTIME}/{layout.TELL}"' in run_sh
+    assert f'L="$D/{layout.HOOK_STDERR_LOG}"' in run_sh
+    assert f'"$R/{layout.RESIDENT}/' in run_sh and f'client.pl" "$R/{layout.RESIDENT}"' in run_sh
+    assert f"see $D/{layout.BOOTSTRAP_LOG}" in cli_sh
+    spec = importlib.util.spec_from_file_location("bootstrap", ROOT / "hooks" / "bootstrap.py")
+    bootstrap = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bootstrap)
+    names = ("BOOTSTRAP_LOG", "HOOK_STDERR_LOG", "RUNTIME", "BUILD_LOCK", "FAILED", "TELL", "READY")
+    assert {n: getattr(bootstrap, n) for n in names} == {n: getattr(layout, n) for n in names}
+
+
+def test_layout_finds_the_data_folder_as_run_sh_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    from metacog import layout
+
+    monkeypatch.setenv("CLAUDE_PLUGIN_DATA", "/plugins/data/metacog-x")
+    assert layout.data_dir() == "/plugins/data/metacog-x"
+    monkeypatch.delenv("CLAUDE_PLUGIN_DATA")
+    monkeypatch.setenv("HOME", "/home/dev")
+    assert layout.data_dir() == "/home/dev/.claude/plugins/data/metacog-inline"
+    runtime = layout.runtime_dir("/d", "0.1.0")
+    assert runtime == "/d/runtime/0.1.0" and layout.data_of_runtime(runtime) == "/d"
+
+
+def test_the_readme_is_a_front_page_and_every_link_resolves() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 150, "the depth belongs in docs/"
+    assert "bash .ci/run" in readme.split("\n## ")[0]  # the first screen says how to test
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text()):
+            if "://" not in target:
+                assert (page.parent / target).exists(), f"{page.name} links to {target}"

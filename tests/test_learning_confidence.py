@@ -154,9 +154,12 @@ def evidence(
 def test_the_latest_evaluation_of_a_session_wins(kinds: list[str], expected: tuple | None) -> None:
     mine = [evidence(k, at=T0 + i) for i, k in enumerate(kinds)]
     got = confidence.tally(mine).get("error-loop")
-    assert (tuple(got[:2]) if got else None) == expected
+    assert ((got.detections, got.suppressions) if got else None) == expected
     with_another = confidence.tally([*mine, evidence("detection", "ffff0000")])["error-loop"]
-    assert tuple(with_another[:2]) == (1 + (expected or (0, 0))[0], (expected or (0, 0))[1])
+    assert (with_another.detections, with_another.suppressions) == (
+        1 + (expected or (0, 0))[0],
+        (expected or (0, 0))[1],
+    )
 
 
 def test_compaction_keeps_only_the_latest_evaluation_of_a_session(project: str) -> None:
@@ -172,4 +175,4 @@ def test_compaction_keeps_only_the_latest_evaluation_of_a_session(project: str) 
     assert store._compact(path, T0 + 60 * DAY, 1 << 20, 30)  # everything old enough to fold
     after = store.read(path, T0 + 60 * DAY).records
     assert [r["type"] for r in after] == ["aggregate"]
-    assert confidence.tally(after) == before == {"error-loop": [1, 0, T0 + 60, T0 + 60]}
+    assert confidence.tally(after) == before == {"error-loop": store.Tally(1, 0, T0 + 60, T0 + 60)}

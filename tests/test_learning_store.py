@@ -102,6 +102,7 @@ def test_a_store_that_is_not_a_regular_file_is_refused(project: str) -> None:
     path = store.project_path(project)
     os.makedirs(path)
     assert learning.health(project)["project"]["refused"] == "not a regular file"
+    assert learning.health(project)["project"]["reason"] == store.NOT_REGULAR
     os.rmdir(path)
     os.mkfifo(path)
     assert learning.digest_once(project, "s0", state_dir(), cfg(), T0) == ""  # no hang on a FIFO
@@ -115,6 +116,7 @@ def test_a_claude_dir_symlinked_outside_is_never_written(tmp_path: Path, project
     assert list(outside.iterdir()) == []
     report = learning.health(project)["project"]
     assert report["refused"] == ".claude is a symlink out of the project"
+    assert report["reason"] == store.FOLDER_OUTSIDE and store.locate(project).path == ""
     assert report["path"] == str(Path(project) / ".claude" / store.PROJECT_NAME)
 
 
@@ -136,6 +138,7 @@ def test_a_symlinked_store_file_is_neither_followed_nor_replaced(
     session(project, "s0", T0, LOOP)
     assert target.read_text() == "export SAFE=1\n" and link.is_symlink()
     assert learning.health(project)["project"]["refused"] == "the store is a symlink"
+    assert store.locate(project) == ("", store.STORE_SYMLINK)
     with pytest.raises(OSError):  # and were it asked to, the open itself refuses
         store.append(str(link), [{"v": 1}], T0, 1 << 20, 30)
     assert target.read_text() == "export SAFE=1\n"
@@ -235,7 +238,7 @@ def test_reading_a_store_is_one_bounded_pass(project: str, monkeypatch: pytest.M
     monkeypatch.setattr(store, "read_fd", read_fd)
     monkeypatch.setattr(store, "parse_json", loads)
     got = confidence.tally(store.read(path, T0).records)
-    assert got["error-loop"][0] == 20000
+    assert got["error-loop"].detections == 20000
     # One read of the file, once, and one parse per line: linear in the store's size.
     assert reads == [(store.READ_CAP + 1, os.path.getsize(path))] and len(parsed) == 20000
     # Past the cap, only the beginning is read and parsed, whatever the file's size.
@@ -275,7 +278,9 @@ def test_a_store_far_past_the_cap_costs_one_bounded_read_and_no_rewrite(
     monkeypatch.setattr(store, "read_fd", read_fd)
     session(project, "s0", T0 + 60, LOOP)  # SessionStart, digest, SessionEnd (an append)
     assert sum(read) <= 16 << 20  # a few bounded reads (the digest's, the journal's), never 73 MB
-    assert os.path.getsize(path) > 73 << 20  # appended to, never rewritten (it cannot be rebuilt)
+    # Neither rewritten (it cannot be rebuilt) nor appended to (past the cap nothing is read
+    # again): the evidence goes to the promotion index, as for a read-only store (issue 18).
+    assert os.path.getsize(path) == 73 << 20
 
 
 def test_the_digest_claims_no_more_than_the_cap(project: str) -> None:
@@ -291,3 +296,17 @@ def test_the_digest_claims_no_more_than_the_cap(project: str) -> None:
     write_store(project, [json.dumps(agg)])
     text = build.compile_digest(project, cfg(), T0 + 60)["text"]
     assert "(seen 10,000+×, held 3×)" in text and "10000000" not in text
+
+
+def test_a_tally_is_named_in_memory_and_a_list_in_the_index() -> None:
+    agg = {"v": 1, "type": "aggregate", "rule": "error-loop", "detections": 3}
+    agg.update(suppressions=1, first=T0, last=T0 + 5)
+    totals: dict = {}
+    for rec in (agg, {"v": 1, "type": "suppression", "rule": "error-loop", "at": T0 + 9}):
+        store.fold(totals, rec)
+    tally = totals["error-loop"]
+    assert (tally.detections, tally.suppressions, tally.first, tally.last) == (3, 2, T0, T0 + 9)
+    assert store.Tally.from_list(tally.as_list()) == tally
+    assert tally.aggregate("error-loop") == {**agg, "suppressions": 2, "last": T0 + 9}
+    for damaged in ([1, 2, 3], [True, 0, T0, T0], {"d": 1}, [1, "2", T0, T0], None):
+        assert store.Tally.from_list(damaged) is None

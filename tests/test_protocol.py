@@ -149,6 +149,7 @@ def test_any_other_first_byte_is_not_taken_and_stdin_stays(tmp_path: Path) -> No
     assert listener.received == b""
 
 
+@pytest.mark.slow
 @needs_perl
 def test_a_call_nobody_takes_in_time_is_late_and_stdin_stays(tmp_path: Path) -> None:
     listener = Listener(tmp_path / "resident", b"")  # connected, never taken: busy, or stopped

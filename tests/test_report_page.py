@@ -117,6 +117,7 @@ def pixels(png: bytes) -> tuple[int, int, list[bytes]]:
     return width, height, [bytes(r[i : i + 3]) for r in rows for i in range(0, stride, step)]
 
 
+@pytest.mark.slow
 def test_the_page_draws_every_timeline_in_a_real_browser(tmp_path: Path) -> None:
     folder = tmp_path / "history"
     folder.mkdir()
@@ -195,6 +196,7 @@ def draw(page: Path, tmp_path: Path) -> tuple[str, list[str]]:
     return shown.stdout, console_errors(shown.stderr)
 
 
+@pytest.mark.slow
 def test_every_timeline_is_drawn_whatever_the_transcripts_hold(tmp_path: Path) -> None:
     # What metacog said is quoted from the transcript verbatim: anything a person's history
     # holds can reach the page's embedded data, and one bad character used to break it all.

@@ -13,7 +13,10 @@ from clitest import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 TRANSCRIPTS = ROOT.parent / "shared" / "transcripts"
-pytestmark = pytest.mark.skipif(not TRANSCRIPTS.is_dir(), reason=f"{TRANSCRIPTS} is not here")
+pytestmark = [
+    pytest.mark.skipif(not TRANSCRIPTS.is_dir(), reason=f"{TRANSCRIPTS} is not here"),
+    pytest.mark.slow,  # reads the shared transcripts whole, and draws their page in a browser
+]
 
 
 @pytest.fixture(scope="module")

@@ -330,6 +330,7 @@ def test_garbage_on_the_socket_is_dropped_and_the_next_call_served(
     assert alive(home)
 
 
+@pytest.mark.slow
 @needs_perl
 def test_one_resident_per_runtime_and_it_leaves_when_its_socket_goes(
     data: Path, tmp_path: Path
@@ -352,6 +353,7 @@ def test_one_resident_per_runtime_and_it_leaves_when_its_socket_goes(
     assert wait_for(lambda: not alive(home))
 
 
+@pytest.mark.slow
 @needs_perl
 def test_a_stuck_call_ends_the_process_and_says_where(tmp_path: Path) -> None:
     """The watchdog: a call past WATCHDOG_SECONDS ends the resident process; the client
@@ -425,6 +427,7 @@ def test_client_talks_only_to_a_private_folder(tmp_path: Path) -> None:
         server.kill()
 
 
+@pytest.mark.slow
 @needs_perl
 def test_calls_behind_a_busy_resident_run_the_hook_themselves(data: Path, tmp_path: Path) -> None:
     """A call waits at most 2 s for the resident to take it; then run.sh runs the hook
@@ -615,6 +618,7 @@ def test_a_reply_that_cannot_be_written_is_not_a_reason_to_run_the_hook_again(
         server.kill()
 
 
+@pytest.mark.slow
 @needs_perl
 def test_a_stopped_resident_is_replaced(data: Path, tmp_path: Path) -> None:
     """SIGSTOP: the stopped process holds its lock and takes no call. Calls find it late,

@@ -168,10 +168,24 @@ def test_real_fill_from_the_transcript(tmp_path: Path) -> None:
         return agent_text(send(bash(f"echo {tokens}", transcript_path=str(log.path)), now=T0))
 
     assert call(100_000) == ""
-    said = call(141_000)
-    assert "context is 141K of 200K tokens (70%)" in said
-    assert call(145_000) == ""  # once per level
-    assert "auto-compaction starts near 167K" in call(160_000)
+    said = call(141_000)  # 41K in one call: compaction is a call away
+    assert "context is 141K of 200K tokens (70%), growing about 41.0K per call" in said
+    assert "auto-compaction near 167K starts in about 1 calls" in said
+    assert call(145_000) == ""  # once until the next compaction
+
+
+def test_a_high_level_that_grows_slowly_is_not_news(tmp_path: Path) -> None:
+    log = Transcript(tmp_path / "t.jsonl")
+    said = []
+    for n in range(30):  # 140K to 154.5K, 500 tokens a call: compaction 25+ calls away
+        log.usage(140_000 + 500 * n, model="claude-sonnet-4-5")
+        said.append(agent_text(send(bash(f"echo {n}", transcript_path=str(log.path)), now=T0)))
+    assert not any(said)
+    for n in range(6):  # then 3K a call: near 167K within 10 calls
+        log.usage(155_000 + 3_000 * n, model="claude-sonnet-4-5")
+        said.append(agent_text(send(bash(f"echo x{n}", transcript_path=str(log.path)), now=T0)))
+    spoken = [s for s in said if s]
+    assert len(spoken) == 1 and "growing about" in spoken[0], spoken
 
 
 def test_a_1m_model_has_room(tmp_path: Path) -> None:
@@ -202,7 +216,7 @@ def test_refused_edits_join_the_error_stream(tmp_path: Path) -> None:
             agent_text(send(read("/home/dev/project/src/app.py", transcript_path=str(log.path))))
         )
     assert said[:2] == ["", ""]
-    assert "String to replace not found" in said[2]
+    assert "old_string is not in the file" in said[2] and "`src/app.py`" in said[2]
 
 
 @pytest.mark.parametrize("kind", ["fifo", "devzero", "binary", "missing"])
@@ -223,9 +237,21 @@ def test_hostile_transcript_paths_are_bounded(tmp_path: Path, kind: str) -> None
 
 
 def test_edits_without_running_the_tests() -> None:
-    said = texts([edit(f"/home/dev/project/src/m{i}.py", i) for i in range(12)])
-    assert not any(said[:11])
-    assert "12 edits since the project's tests last ran" in said[11]
+    calls = [read("/home/dev/project/tests/test_m.py")]
+    said = texts(calls + [edit(f"/home/dev/project/src/m{i}.py", i) for i in range(12)])
+    assert not any(said[:12])
+    assert "12 edits since the project's tests last ran" in said[12]
+
+
+def test_edits_in_a_project_without_tests_in_sight_are_not_news() -> None:
+    said = texts([edit(f"/home/dev/project/src/m{i}.py", i) for i in range(30)])
+    assert not any(said)
+    # A test seen later makes the pile of edits news, once.
+    more = texts(
+        [read("/home/dev/project/src/app.test.ts")] + [edit("/home/dev/project/src/x.py")] * 3
+    )
+    assert not more[0] and "31 edits since the project's tests last ran" in more[1]
+    assert not any(more[2:])
 
 
 def test_a_test_run_resets_and_docs_do_not_count() -> None:
@@ -233,6 +259,9 @@ def test_a_test_run_resets_and_docs_do_not_count() -> None:
     calls += [edit(f"/home/dev/project/src/m{i}.py", i) for i in range(8)]
     calls += [edit(f"/home/dev/project/docs/d{i}.md", i) for i in range(10)]
     assert not any(texts(calls))
+    # The same edits without the test run do speak: the silence above is the reset's.
+    without = texts([c for c in calls if c["tool_name"] != "Bash"])
+    assert any("edits since the project's tests last ran" in s for s in without)
 
 
 def test_only_the_new_test_runs() -> None:
@@ -255,8 +284,9 @@ def test_drift_from_what_the_request_named() -> None:
 
 
 def test_no_drift_without_named_things() -> None:
+    # As many calls as the named request above needed to speak: fewer would pass unheard.
     calls = [prompt("make it faster"), read("/home/dev/project/src/parser.py")]
-    calls += [bash(f"ls dir{i}", stdout=str(i)) for i in range(14)]
+    calls += [bash(f"ls dir{i}", stdout=str(i)) for i in range(25)]
     assert not any(texts(calls))
 
 

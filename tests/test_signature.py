@@ -226,6 +226,7 @@ _TEMPLATES = [
 ]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from(_TEMPLATES), st.data())
 def test_volatile_parts_never_change_the_signature(template: str, data: st.DataObject) -> None:

@@ -412,6 +412,7 @@ def test_a_slow_git_is_tried_again_at_the_next_edit_not_a_day_later(
     ]
 
 
+@pytest.mark.slow
 def test_a_git_that_is_always_slow_rests_spatial_for_the_session(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

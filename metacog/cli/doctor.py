@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import metacog
-from metacog import config, learning, paths, resident
+from metacog import config, layout, learning, paths, resident
 from metacog.cli import settings
 from metacog.cli.common import closest, one_line
 from metacog.fsutil import read_capped
@@ -57,9 +57,9 @@ def plugin_data_dirs() -> list[Path]:
     if env:
         return [Path(env)]
     prefix = Path(sys.prefix)
-    if (prefix / ".ready").exists() and len(prefix.parents) >= 2:
-        return [prefix.parents[1]]  # <data>/runtime/<version>/
-    return sorted(Path.home().glob(".claude/plugins/data/metacog-*"))
+    if layout.is_runtime(str(prefix)) and len(prefix.parents) >= 2:
+        return [Path(layout.data_of_runtime(str(prefix)))]
+    return sorted(Path.home().glob(layout.DATA_GLOB))
 
 
 def tail_lines(path: Path) -> list[str]:
@@ -111,17 +111,19 @@ def check_runtime(root: Path | None) -> list[dict]:
             finding(
                 NOTE,
                 "the command line is installed (replay, report, status work offline); the Claude "
-                f"Code plugin is not (nothing in {Path.home()}/.claude/plugins/data/), so no session is "
+                f"Code plugin is not (nothing in {Path.home() / layout.PLUGINS_DATA}/), so no session is "
                 "watched: `claude plugin install metacog@metacog` installs it",
             )
         ]
     out = []
     for data in dirs:
-        ready = sorted(p.parent.name for p in data.glob("runtime/*/.ready"))
-        log = data / "bootstrap.log"
+        ready = sorted(p.parent.name for p in data.glob(f"{layout.RUNTIME}/*/{layout.READY}"))
+        log = data / layout.BOOTSTRAP_LOG
         last = next((ln for ln in reversed(tail_lines(log)) if ln.strip()), "")
         if version in ready:
-            out.append(finding(OK, f"runtime {version} ready in {data / 'runtime' / version}"))
+            out.append(
+                finding(OK, f"runtime {version} ready in {layout.runtime_dir(str(data), version)}")
+            )
             continue
         out.append(_not_ready(data, version, ready, last))
     return out
@@ -129,11 +131,11 @@ def check_runtime(root: Path | None) -> list[dict]:
 
 def _not_ready(data: Path, version: str, ready: list[str], last: str) -> dict:
     """What the runtime's folder really holds: never built, being built, half-built, failed."""
-    base = data / "runtime"
-    log = data / "bootstrap.log"
+    base = data / layout.RUNTIME
+    log = data / layout.BOOTSTRAP_LOG
     found = f" (ready: {', '.join(ready)})" if ready else ""
     try:
-        failed = json.loads(read_capped(str(base / ".failed"), 65536) or b"null")
+        failed = json.loads(read_capped(str(base / layout.FAILED), 65536) or b"null")
     except (OSError, ValueError, RecursionError):
         failed = None
     half = (base / version).is_dir()
@@ -185,8 +187,9 @@ def check_resident(root: Path | None) -> list[dict]:
         ]
     out = []
     for data in plugin_data_dirs():
-        folder = data / "runtime" / version / "resident"
-        if not (data / "runtime" / version / ".ready").exists():
+        runtime = layout.runtime_dir(str(data), version)
+        folder = Path(runtime, layout.RESIDENT)
+        if not layout.is_runtime(runtime):
             continue
         pid = _resident_pid(folder)
         if pid and (folder / resident.SOCKET).is_socket():
@@ -359,7 +362,7 @@ def check_logs(now: float) -> list[dict]:
                     f"the hook's interpreter wrote errors to {stderr_log}: "
                     + " | ".join(one_line(ln, 200) for ln in last),
                     "the runtime may be broken: delete its folder "
-                    f"({data / 'runtime'}) and start a new session to rebuild it",
+                    f"({data / layout.RUNTIME}) and start a new session to rebuild it",
                 )
             )
     return out
@@ -479,17 +482,29 @@ def interpret_health(report: dict) -> list[dict]:
     return out
 
 
+# What still learns when a store cannot be written (evaluate._write goes on without it).
+_UNLEARNED = {
+    "project": " (this project's sessions still count towards promotion, in the index)",
+    "global": " (promoted rules wait in a journal until it is fixed)",
+}
+
+
 def _store_findings(scope: str, entry: dict) -> list[dict]:
     path = entry["path"]
-    if entry["refused"]:
-        from metacog.learning.store import PROJECT_DIR
+    if entry["reason"]:
+        from metacog.learning.store import FOLDER_REASONS
 
-        if scope == "project" and entry["refused"].startswith(PROJECT_DIR):
+        if scope == "project" and entry["reason"] in FOLDER_REASONS:
             fix = f"make {os.path.dirname(path)} a folder inside the project (not a file, nor a symlink out of it)"
         else:
             fix = f"remove what is there (rm -r {path}): metacog starts the store afresh and learns its rules again"
         return [
-            finding(PROBLEM, f"{scope} learned-rule store {path} not read: {entry['refused']}", fix)
+            finding(
+                PROBLEM,
+                f"{scope} learned-rule store {path} not read nor written: {entry['refused']}"
+                + _UNLEARNED[scope],
+                fix,
+            )
         ]
     if not entry["exists"]:
         return [finding(OK, f"{scope} learned-rule store: empty (no {path} yet)")]
@@ -513,7 +528,8 @@ def _store_findings(scope: str, entry: dict) -> list[dict]:
         out.append(
             finding(
                 PROBLEM,
-                f"{scope} learned-rule store {path} is too large: only its beginning is read",
+                f"{scope} learned-rule store {path} is too large: only its beginning is read, "
+                "nothing is added to it" + _UNLEARNED[scope],
                 f"delete it (rm {path}) and its rules are learned again",
             )
         )

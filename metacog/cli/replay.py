@@ -43,12 +43,12 @@ def replay(path: str, progress: Callable[[int, int], None] | None = None) -> dic
     check_file(path)
     try:
         result = engine.replay(path, engine.global_settings(), progress)
+    except engine.Unreadable as exc:  # the file changed since check_file; before OSError: it is one
+        raise CliError(one_line(exc), code=2) from None
     except (OSError, UnicodeError) as exc:
         raise CliError(
             f"cannot read {path}: {one_line(getattr(exc, 'strerror', None) or exc)}", code=2
         ) from None
-    except engine.Unreadable as exc:  # the file changed since check_file
-        raise CliError(one_line(exc), code=2) from None
     except ValueError as exc:
         raise CliError(
             f"{path} is not a Claude Code transcript ({one_line(exc, 160)})", code=2

@@ -111,13 +111,13 @@ def writable_project_path(root: str) -> str:
     from metacog.learning import store
 
     path = project_path(root)
-    store_path, why = store.locate(root)
     # locate also refuses the store's own file when it is a symlink; only its verdict on
-    # `.claude` (a reason naming it, or no project at all) concerns the settings file.
-    if not store_path and (why.startswith(store.PROJECT_DIR) or not root):
+    # `.claude` (or no project at all) concerns the settings file.
+    reason = store.locate(root).reason
+    if reason in store.FOLDER_REASONS:
         folder = os.path.dirname(path)
         raise CliError(
-            f"not writing {path}: {why}; make {folder} a folder inside the project "
+            f"not writing {path}: {store.explain(reason)}; make {folder} a folder inside the project "
             "(not a file, nor a symlink out of it), or set it globally (without --project)"
         )
     if os.path.islink(path):

@@ -5,9 +5,8 @@ from __future__ import annotations
 import os
 import time
 
-from metacog import config, learning, nervous, paths, state
+from metacog import config, facts, learning, nervous, paths, state
 from metacog.cli.common import CliError, ago, closest, command, log_bug, one_line
-from metacog.event import Event
 from metacog.senses import SENSES
 
 RULE_FIELDS = ("id", "lesson", "scope", "detections", "suppressions", "confidence", "last_active")
@@ -97,11 +96,9 @@ def readings(st: dict, cfg: dict, state_dir: str, now: float) -> dict[str, str |
     win = windows.get(state.MAIN)
     if not isinstance(win, dict):
         win = state.new_window(now)
-    # The same Context the hook builds (events.on_tool), from what the state remembers.
-    payload = {"session_id": st.get("id", ""), "cwd": st.get("cwd", "")}
-    if isinstance(st.get("transcript_path"), str):
-        payload["transcript_path"] = st["transcript_path"]
-    ctx = nervous.Context(cfg, st, win, Event(payload), now, state_dir, st.get("root", ""))
+    # The Context the hook builds, without a call: the facts as the window holds them.
+    ctx = nervous.Context(cfg, st, win, None, now, state_dir, st.get("root", ""))
+    facts.recall(ctx)
     out: dict[str, str | None] = {}
     for sense in SENSES:
         if not cfg.get(sense.NAME, {}).get("enabled", True):

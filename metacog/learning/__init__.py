@@ -95,7 +95,8 @@ def forget(rule_id: str, root: str, scope: str | None = None) -> int:
 
 def health(root: str) -> dict:
     """Per store: path, exists, bytes, records, corrupt (skipped lines), unknown (records of a
-    newer version, kept), partial, truncated, refused; the quarantined copies; the index's size."""
+    newer version, kept), partial, truncated, reason (a store.locate code) and refused (its
+    words); the quarantined copies; the index's size."""
     import os
     import time
 
@@ -108,16 +109,18 @@ def health(root: str) -> dict:
         quarantined = sorted(os.path.join(folder, name) for name in os.listdir(folder))
     except OSError:
         quarantined = []
-    project, refused = store.locate(root)
+    project = store.locate(root)
     report = {
         "global": store.health(store.global_path(), now),
-        "project": store.health(project, now),
+        "project": store.health(project.path, now),
         "quarantined": quarantined,
         "index": {"path": scopes.index_path(), "bytes": _size(scopes.index_path())},
     }
-    if refused:
+    if project.reason:
         report["project"].update(
-            refused=refused, path=os.path.join(root, store.PROJECT_DIR, store.PROJECT_NAME)
+            reason=project.reason,
+            refused=store.explain(project.reason),
+            path=os.path.join(root, store.PROJECT_DIR, store.PROJECT_NAME),
         )
     return report
 

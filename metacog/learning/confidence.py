@@ -19,14 +19,14 @@ DAY = 86400.0
 PRIOR = 2.0  # 1 piece of evidence: 0.33; 4: 0.67; 18: 0.9
 
 
-def tally(records: list[dict]) -> dict[str, list]:
-    """rule -> [detections, suppressions, first, last] over validated records.
+def tally(records: list[dict]) -> dict[str, store.Tally]:
+    """rule -> its Tally over validated records.
 
     A session evaluated again (it went quiet, was evaluated, then went on; or a crash
     between writing its evidence and marking it done) wrote evidence again under the same
     session hash: for each (rule, session, sig) the last record counts, a retraction as nothing.
     """
-    totals: dict[str, list] = {}
+    totals: dict[str, store.Tally] = {}
     latest: dict[tuple, dict] = {}
     for rec in records:
         k = store.key(rec)
@@ -58,22 +58,25 @@ def pruned(detections: int, suppressions: int, last: float, now: float, learn: d
     return dormant and detections + suppressions < learn["prune_below_evidence"]
 
 
-def merge(project: dict[str, list], global_: dict[str, list]) -> dict[str, tuple[str, list]]:
+def merge(
+    project: dict[str, store.Tally], global_: dict[str, store.Tally]
+) -> dict[str, tuple[str, store.Tally]]:
     """rule -> (scope, tally). The project's entry takes precedence once the project has
     seen the pattern itself; suppressions alone of a rule it learned from the global set
     are also in the global store (evaluation writes them to both), so the global entry
     already counts them and stays the one shown."""
-    out: dict[str, tuple[str, list]] = {rule: ("global", t) for rule, t in global_.items()}
+    out = {rule: ("global", t) for rule, t in global_.items()}
     for rule, t in project.items():
-        if t[0] > 0 or rule not in out:
+        if t.detections > 0 or rule not in out:
             out[rule] = ("project", t)
     return out
 
 
-def ranked(merged: dict[str, tuple[str, list]], now: float, learn: dict) -> list[dict]:
+def ranked(merged: dict[str, tuple[str, store.Tally]], now: float, learn: dict) -> list[dict]:
     """Live rules, most reliable first: confidence times evidence, then most recent."""
     out = []
-    for rule, (scope, (d, s, _first, last)) in merged.items():
+    for rule, (scope, t) in merged.items():
+        d, s, last = t.detections, t.suppressions, t.last
         if pruned(d, s, last, now, learn):
             continue
         conf = confidence(d, s, last, now, learn)

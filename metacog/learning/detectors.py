@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 
+from metacog import senses as _senses
 from metacog.config import DEFAULTS
 from metacog.learning import settings
 
@@ -53,7 +54,7 @@ NUMBERS = (
     "first_ts",
     "last_ts",
 )
-SENSES = ("nociception", "habit", "vestibular", "o2", "chronos", "spatial", "echo", "drift")
+SENSES = tuple(sense.NAME for sense in _senses.SENSES)
 MOTOR = "motor-learning"  # the config section of the lessons from resolved error streaks
 # What judge() makes of a summary, versioned: when it changes, finished sessions whose state is
 # still kept are judged again (metacog.learning.evaluate), and evidence they no longer give is

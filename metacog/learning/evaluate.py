@@ -51,6 +51,35 @@ MARK_SCHEMA = 2
 DAY = 86400.0
 
 
+class Job:
+    """One session's evaluation: where its marks live, which session, its project, when.
+    (Slotted classes here and below: `typing.NamedTuple` would import `typing` on the hook's path.)"""
+
+    __slots__ = ("cfg", "now", "root", "sid", "state_dir")
+
+    def __init__(self, state_dir: str, sid: str, root: str, cfg: dict, now: float) -> None:
+        self.state_dir, self.sid, self.root, self.cfg, self.now = state_dir, sid, root, cfg, now
+
+
+class Changes:
+    """What one evaluation writes: to the project store (`records`), to the promotion index
+    (`for_index`, uncounting `superseded`), what an earlier killed evaluation still owed the
+    global store, and the evidence the journal records."""
+
+    __slots__ = ("evidence", "for_index", "owed", "records", "superseded")
+
+    def __init__(
+        self,
+        records: list[dict],
+        for_index: list[dict],
+        superseded: list[dict],
+        owed: list[dict],
+        evidence: list[list[str]],
+    ) -> None:
+        self.records, self.for_index, self.superseded = records, for_index, superseded
+        self.owed, self.evidence = owed, evidence
+
+
 def _mark(state_dir: str, session_id: str, kind: str) -> str:
     return os.path.join(digest.marks_dir(state_dir), f"{session_id}.{kind}")
 
@@ -140,17 +169,9 @@ def evaluate(state_dir: str, session_id: str, root_hint: str, cfg: dict, now: fl
         if cut_short or mark is None or mark.get("seen") != seen:
             written = 0
             if isinstance(summary, dict) and root:
+                job = Job(state_dir, sid, root, cfg, now)
                 evidence, written = _record(
-                    state_dir,
-                    sid,
-                    root,
-                    st,
-                    summary,
-                    active,
-                    cfg,
-                    now,
-                    evidence,
-                    journal if cut_short else None,
+                    job, st, summary, active, evidence, journal if cut_short else None
                 )
         # Rewritten when nothing changed too: the state's new `updated` is then known to say nothing new.
         atomic_write(
@@ -222,14 +243,10 @@ def _changes(
 
 
 def _record(
-    state_dir: str,
-    sid: str,
-    root: str,
+    job: Job,
     st: dict,
     summary: dict,
     active: set[str],
-    cfg: dict,
-    now: float,
     previous: list[list[str]],
     journal: dict | None,
 ) -> tuple[list[list[str]], int]:
@@ -241,7 +258,7 @@ def _record(
     by a killed evaluation: the store's own records then say what it holds for the session,
     the journal what the index counted and what was still owed to the global store.
     """
-    learn = settings.learning(cfg)
+    state_dir, sid, root, cfg, now = job.state_dir, job.sid, job.root, job.cfg, job.now
     # Dated when the session happened, not when it was evaluated.
     when = _number(summary.get("last_ts")) or _number(st.get("updated")) or now
     when = round(min(when, now), 3)
@@ -267,28 +284,26 @@ def _record(
     records, _ = _changes(previous, evidence, rec)
     for_index, superseded = _changes(counted, evidence, rec)
     if records or for_index or owed:
-        _write(state_dir, sid, root, learn, now, records, for_index, superseded, owed, evidence)
+        _write(job, Changes(records, for_index, superseded, owed, evidence))
     _retrospective(state_dir, root, summary, when)
     return evidence, len(records)
 
 
-def _write(
-    state_dir: str,
-    sid: str,
-    root: str,
-    learn: dict,
-    now: float,
-    records: list[dict],
-    for_index: list[dict],
-    superseded: list[dict],
-    owed: list[dict],
-    evidence: list[list[str]],
-) -> None:
+def _write(job: Job, changes: Changes) -> None:
+    state_dir, sid, root, cfg, now = job.state_dir, job.sid, job.root, job.cfg, job.now
+    records, for_index, superseded = changes.records, changes.for_index, changes.superseded
+    owed, evidence = changes.owed, changes.evidence
+    learn = settings.learning(cfg)
     path = _mark(state_dir, sid, "writing")
     atomic_write(path, "{}")  # before the first append: from here on, the store's word counts
+    project = store.locate(root)
     try:
+        if project.reason:
+            # A symlink in the store's place, a `.claude` leading out of the project: refused
+            # like a store that cannot be written, below.
+            raise store.Unreadable(store.explain(project.reason))
         store.append(
-            store.project_path(root),
+            project.path,
             records,
             now,
             learn["compact_bytes"],
@@ -298,13 +313,12 @@ def _write(
     except TimeoutError:
         raise
     except OSError as exc:
-        # A read-only checkout, a full disk: the project keeps nothing of this session, but the
-        # promotion index and the global store still learn, and the session counts as evaluated
-        # (it is not retried, and failing, at every SessionStart).
-        log_error(
-            state_dir,
-            f"learning: {store.project_path(root)} not written: {type(exc).__name__}: {exc}",
-        )
+        # A read-only checkout, a full disk, a folder, FIFO or symlink in the store's place, a
+        # store past its read cap: the project keeps nothing of this session, but the promotion
+        # index and the global store still learn, and the session counts as evaluated (it is
+        # not retried, and failing, at every SessionStart). `metacog doctor` names the store.
+        where = project.path or os.path.join(root, store.PROJECT_DIR, store.PROJECT_NAME)
+        log_error(state_dir, f"learning: {where} not written: {type(exc).__name__}: {exc}")
     to_global = owed + scopes.record(root, for_index, learn["promote_projects"], superseded)
     atomic_write(path, dumps({"index": evidence, "global": to_global}))
     store.append(

@@ -12,6 +12,7 @@ which other projects exist.
 
 from __future__ import annotations
 
+import math
 import os
 
 from metacog import paths
@@ -140,25 +141,36 @@ def _entry(rules: dict, rule: str) -> dict:
     return entry
 
 
-def _valid(tally: object) -> bool:
-    return (
-        isinstance(tally, list)
-        and len(tally) == 4
-        and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in tally)
-    )
-
-
-def _tally(entry: dict, project: str, legacy: str, at: float) -> list:
-    """The project's [detections, suppressions, first, last] for a rule, its old name's folded in."""
+def _tally(entry: dict, project: str, legacy: str, at: float) -> store.Tally:
+    """The project's Tally for a rule, its old name's folded in; in the entry until _to_disk."""
     projects = entry["projects"]
     old = projects.pop(legacy, None) if legacy != project else None
     tally = projects.get(project)
-    if not _valid(tally):
-        tally = projects[project] = [0, 0, at, at]
-    if _valid(old):
-        tally[0], tally[1] = tally[0] + old[0], tally[1] + old[1]
-        tally[2], tally[3] = min(tally[2], old[2]), max(tally[3], old[3])
+    if not isinstance(tally, store.Tally):
+        tally = projects[project] = store.Tally.from_list(tally) or store.Tally(0, 0, at, at)
+    old = old if isinstance(old, store.Tally) else store.Tally.from_list(old)
+    if old is not None:
+        tally.add(old)
     return tally
+
+
+def _projects(entry: dict) -> dict[str, store.Tally]:
+    """A rule's valid tallies per project (what a damaged index holds besides is dropped)."""
+    out = {}
+    for name, value in entry["projects"].items():
+        tally = value if isinstance(value, store.Tally) else store.Tally.from_list(value)
+        if tally is not None:
+            out[name] = tally
+    return out
+
+
+def _to_disk(rules: dict) -> None:
+    for entry in rules.values():
+        projects = entry.get("projects") if isinstance(entry, dict) else None
+        if isinstance(projects, dict):
+            for name, value in projects.items():
+                if isinstance(value, store.Tally):
+                    projects[name] = value.as_list()
 
 
 def record(
@@ -182,41 +194,34 @@ def record(
         for rec in superseded or ():
             if rec["rule"] in RULES:
                 tally = _tally(_entry(rules, rec["rule"]), project, legacy, rec["at"])
-                kind = 1 if rec["type"] == "suppression" else 0
-                tally[kind] = max(tally[kind] - 1, 0)
+                if rec["type"] == "suppression":
+                    tally.suppressions = max(tally.suppressions - 1, 0)
+                else:
+                    tally.detections = max(tally.detections - 1, 0)
         for rec in records:
             rule = rec["rule"]
             if rule not in RULES:
                 continue
             entry = _entry(rules, rule)
             if rec["type"] != store.RETRACTION:
-                tally = _tally(entry, project, legacy, rec["at"])
-                tally[1 if rec["type"] == "suppression" else 0] += 1
-                tally[2], tally[3] = min(tally[2], rec["at"]), max(tally[3], rec["at"])
+                _tally(entry, project, legacy, rec["at"]).add(store.Tally.of(rec))
             touched.setdefault(rule, []).append(rec)
         for rule, recs in touched.items():
             entry = rules[rule]
-            projects = {k: v for k, v in entry["projects"].items() if _valid(v)}
+            projects = _projects(entry)
             if len(projects) > PROJECTS_CAP:
-                keep = sorted(projects, key=lambda k: projects[k][3])[-PROJECTS_CAP:]
+                keep = sorted(projects, key=lambda k: projects[k].last)[-PROJECTS_CAP:]
                 projects = {k: projects[k] for k in keep}
             entry["projects"] = projects
             if entry.get("promoted") is True:
                 to_global.extend(recs)
-            elif sum(1 for t in projects.values() if t[0] > 0) >= promote_projects:
+            elif sum(1 for t in projects.values() if t.detections > 0) >= promote_projects:
                 entry["promoted"] = True
-                tallies = list(projects.values())
-                to_global.append(
-                    {
-                        "v": store.SCHEMA,
-                        "type": store.AGGREGATE,
-                        "rule": rule,
-                        "detections": int(sum(t[0] for t in tallies)),
-                        "suppressions": int(sum(t[1] for t in tallies)),
-                        "first": min(t[2] for t in tallies),
-                        "last": max(t[3] for t in tallies),
-                    }
-                )
+                total = store.Tally(0, 0, math.inf, -math.inf)
+                for t in projects.values():
+                    total.add(t)
+                to_global.append(total.aggregate(rule))
+        _to_disk(rules)
         atomic_write(path, dumps(index), sync_dir=True)
     return to_global
 

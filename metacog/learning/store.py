@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import stat
 import zlib
+from collections.abc import Iterator
 
 from metacog import paths
 from metacog.fsutil import (
@@ -69,41 +70,91 @@ def global_path() -> str:
     return os.path.join(paths.data_dir(), GLOBAL_NAME)
 
 
+# Why a project's store is not used: a code to branch on, the text for people beside it.
+# The first four concern the project's `.claude` folder (the settings file shares it).
+NO_PROJECT = "no-project"
+FOLDER_UNREADABLE = "folder-unreadable"
+FOLDER_OUTSIDE = "folder-outside"
+FOLDER_NOT_DIR = "folder-not-dir"
+STORE_SYMLINK = "store-symlink"
+NOT_REGULAR = "not-regular"
+OPEN_FAILED = "open-failed"
+FOLDER_REASONS = frozenset({NO_PROJECT, FOLDER_UNREADABLE, FOLDER_OUTSIDE, FOLDER_NOT_DIR})
+_REASON_TEXT = {
+    NO_PROJECT: "no project",
+    FOLDER_UNREADABLE: f"{PROJECT_DIR} cannot be examined",
+    FOLDER_OUTSIDE: f"{PROJECT_DIR} is a symlink out of the project",
+    FOLDER_NOT_DIR: f"{PROJECT_DIR} is not a directory",
+    STORE_SYMLINK: "the store is a symlink",
+    NOT_REGULAR: "not a regular file",
+    OPEN_FAILED: "cannot be opened",
+}
+
+
+def explain(reason: str) -> str:
+    """The words for a reason code ('' for none)."""
+    return _REASON_TEXT.get(reason, reason)
+
+
+class Located:
+    """Where a project's store is: `path`, or '' and the `reason` (a code above) it is not used.
+
+    A plain slotted class: `typing.NamedTuple` would import `typing` on the hook's path."""
+
+    __slots__ = ("path", "reason")
+
+    def __init__(self, path: str, reason: str = "") -> None:
+        self.path, self.reason = path, reason
+
+    def __iter__(self) -> Iterator[str]:  # unpacks as (path, reason)
+        return iter((self.path, self.reason))
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            tuple(self) == tuple(other) if isinstance(other, (Located, tuple)) else NotImplemented
+        )
+
+    __hash__ = None  # mutable record: not a dict key
+
+    def __repr__(self) -> str:
+        return f"Located({self.path!r}, {self.reason!r})"
+
+
 def project_path(root: str) -> str:
     """`<root>/.claude/metacog-learnings.jsonl`, or '' where writing it would leave the project."""
-    return locate(root)[0]
+    return locate(root).path
 
 
-def locate(root: str) -> tuple[str, str]:
-    """(path of the project's store, '') or ('', why it is refused).
+def locate(root: str) -> Located:
+    """Where the project's store is, or why it is refused.
 
     A `.claude` that is a symlink is followed only if it resolves inside the project
     (a repository can commit a symlink to anywhere); a store that is itself a symlink
     is refused, and every open passes O_NOFOLLOW besides.
     """
     if not root:
-        return "", "no project"
+        return Located("", NO_PROJECT)
     folder = os.path.join(root, PROJECT_DIR)
     try:
         mode = os.lstat(folder).st_mode
     except FileNotFoundError:
-        return os.path.join(folder, PROJECT_NAME), ""
-    except OSError as exc:
-        return "", f"{PROJECT_DIR}: {type(exc).__name__}"
+        return Located(os.path.join(folder, PROJECT_NAME))
+    except OSError:
+        return Located("", FOLDER_UNREADABLE)
     if stat.S_ISLNK(mode):
         real_root = os.path.realpath(root)
         folder = os.path.realpath(folder)
         if not folder.startswith(real_root.rstrip(os.sep) + os.sep) or not os.path.isdir(folder):
-            return "", f"{PROJECT_DIR} is a symlink out of the project"
+            return Located("", FOLDER_OUTSIDE)
     elif not stat.S_ISDIR(mode):
-        return "", f"{PROJECT_DIR} is not a directory"
+        return Located("", FOLDER_NOT_DIR)
     path = os.path.join(folder, PROJECT_NAME)
     try:
         if stat.S_ISLNK(os.lstat(path).st_mode):
-            return "", "the store is a symlink"
+            return Located("", STORE_SYMLINK)
     except OSError:
         pass
-    return path, ""
+    return Located(path)
 
 
 def stamp(path: str) -> list[int] | None:
@@ -202,7 +253,7 @@ class Contents:
         self.unknown = 0
         self.partial = False  # a last line without its newline: an append in flight, or a crash
         self.truncated = False  # larger than READ_CAP: only the beginning was read
-        self.refused = ""  # why the file was not read (a symlink, not a regular file)
+        self.refused = ""  # why the file was not read: a reason code (explain() has the words)
         self.lines: list[tuple[str, int, object]] = []
         self.raw = b""
 
@@ -215,11 +266,11 @@ def _read_bytes(path: str, contents: Contents) -> bytes:
     except (OSError, Unreadable) as exc:
         contents.exists = os.path.lexists(path)
         contents.refused = (
-            "symlink"
+            STORE_SYMLINK
             if os.path.islink(path)
-            else "not a regular file"
+            else NOT_REGULAR
             if isinstance(exc, Unreadable)
-            else type(exc).__name__
+            else OPEN_FAILED
         )
         return b""
     try:
@@ -309,6 +360,14 @@ def append(
     if not path or not records:
         return
     with locked(_lock_for(path), timeout=5.0):
+        try:
+            size = os.lstat(path).st_size
+        except OSError:
+            size = 0
+        if size > READ_CAP:
+            # Past the read cap nothing appended is ever read again: refused like a store that
+            # cannot be written (the caller logs it; the promotion index still learns).
+            raise Unreadable(f"{path}: larger than {READ_CAP} bytes, not appended to")
         if not _ends_with_newline(path):
             append_line(path, "")  # a crashed writer's fragment must not swallow our first line
         for rec in records:
@@ -321,16 +380,65 @@ def append(
             _compact(path, now, compact_bytes, keep_days, protect)
 
 
-def _aggregate(rule: str, tally: list) -> dict:
-    return {
-        "v": SCHEMA,
-        "type": AGGREGATE,
-        "rule": rule,
-        "detections": min(tally[0], COUNT_CAP),
-        "suppressions": min(tally[1], COUNT_CAP),
-        "first": tally[2],
-        "last": tally[3],
-    }
+class Tally:
+    """One rule's evidence in one place: how many detections and suppressions, first and last
+    dated. The promotion index stores it as the list [detections, suppressions, first, last]."""
+
+    __slots__ = ("detections", "first", "last", "suppressions")
+
+    def __init__(self, detections: int, suppressions: int, first: float, last: float) -> None:
+        self.detections = detections
+        self.suppressions = suppressions
+        self.first = first
+        self.last = last
+
+    @classmethod
+    def of(cls, rec: dict) -> Tally:
+        """What one validated record (evidence or aggregate) counts."""
+        if rec["type"] == AGGREGATE:
+            return cls(rec["detections"], rec["suppressions"], rec["first"], rec["last"])
+        held = rec["type"] == "suppression"
+        return cls(int(not held), int(held), rec["at"], rec["at"])
+
+    @classmethod
+    def from_list(cls, value: object) -> Tally | None:
+        """The index's list form read back; None for anything else (the index is a file)."""
+        if (
+            isinstance(value, list)
+            and len(value) == 4
+            and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in value)
+        ):
+            return cls(*value)
+        return None
+
+    def as_list(self) -> list:
+        return [self.detections, self.suppressions, self.first, self.last]
+
+    def add(self, other: Tally) -> None:
+        self.detections += other.detections
+        self.suppressions += other.suppressions
+        self.first = min(self.first, other.first)
+        self.last = max(self.last, other.last)
+
+    def aggregate(self, rule: str) -> dict:
+        """The store's record that stands for this tally."""
+        return {
+            "v": SCHEMA,
+            "type": AGGREGATE,
+            "rule": rule,
+            "detections": min(int(self.detections), COUNT_CAP),
+            "suppressions": min(int(self.suppressions), COUNT_CAP),
+            "first": self.first,
+            "last": self.last,
+        }
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Tally) and self.as_list() == other.as_list()
+
+    __hash__ = None  # mutable
+
+    def __repr__(self) -> str:
+        return f"Tally({self.detections}, {self.suppressions}, {self.first}, {self.last})"
 
 
 def key(rec: dict) -> tuple | None:
@@ -341,21 +449,13 @@ def key(rec: dict) -> tuple | None:
     return rec["rule"], session, rec.get("sig")
 
 
-def fold(totals: dict, rec: dict) -> None:
-    """Add one record (evidence or aggregate) to rule -> [detections, suppressions, first, last]."""
-    if rec["type"] == AGGREGATE:
-        d, s, first, last = rec["detections"], rec["suppressions"], rec["first"], rec["last"]
-    else:
-        d, s = (0, 1) if rec["type"] == "suppression" else (1, 0)
-        first = last = rec["at"]
+def fold(totals: dict[str, Tally], rec: dict) -> None:
+    """Add one record (evidence or aggregate) to its rule's Tally in `totals`."""
     tally = totals.get(rec["rule"])
     if tally is None:
-        totals[rec["rule"]] = [d, s, first, last]
+        totals[rec["rule"]] = Tally.of(rec)
     else:
-        tally[0] += d
-        tally[1] += s
-        tally[2] = min(tally[2], first)
-        tally[3] = max(tally[3], last)
+        tally.add(Tally.of(rec))
 
 
 def quarantine(path: str, data: bytes, now: float) -> str:
@@ -410,7 +510,7 @@ def _compact(
     if contents.refused or contents.truncated or not contents.records:
         return False  # nothing safe to rebuild from: leave the file as it is
     cutoff = now - keep_days * DAY
-    totals: dict = {}
+    totals: dict[str, Tally] = {}
     recent: list[tuple[str, dict]] = []
     kept: list[str] = []  # evidence of protected sessions: kept as it is, never folded
     unknown: list[str] = []
@@ -435,7 +535,7 @@ def _compact(
         for _, rec in recent:  # recent evidence alone is too much: fold it all
             fold(totals, rec)
         body = []
-    head = [dumps(_aggregate(rule, tally)) for rule, tally in totals.items()]
+    head = [dumps(tally.aggregate(rule)) for rule, tally in totals.items()]
     if dropped:
         quarantine(path, contents.raw, now)
     atomic_write(path, "".join(line + "\n" for line in head + body + kept + unknown), sync_dir=True)
@@ -472,6 +572,7 @@ def rules_in(path: str, now: float) -> set[str]:
 
 
 def health(path: str, now: float) -> dict:
+    """A store's state for `doctor` and `status`: `reason` is a code, `refused` its words."""
     contents = read(path, now)
     return {
         "path": path,
@@ -482,5 +583,6 @@ def health(path: str, now: float) -> dict:
         "unknown": contents.unknown,
         "partial": contents.partial,
         "truncated": contents.truncated,
-        "refused": contents.refused,
+        "reason": contents.refused,
+        "refused": explain(contents.refused),
     }

@@ -7,7 +7,7 @@ Habit, Vestibular) spoke or would have spoken, and where an error came back RECU
 whether or not a sense spoke (the cost is the person's either way).
 
 - A problem (an error): the members are the failures in the same window (the main agent,
-  or one subagent) that Nociception calls the same error (`nociception.identity`: a
+  or one subagent) that Nociception calls the same error (`symptoms.identity`: a
   refusal is its kind of mistake, else the signature) or that repeat a failing call's
   tool+target. Up to GAP - 1 calls on other things may lie between two members (fixing
   between attempts, a long stretch of edits before the next run). It begins at the first
@@ -24,7 +24,7 @@ cost, never in "calls until it ended".
 
 from __future__ import annotations
 
-from metacog.senses import nociception
+from metacog.symptoms import identity
 
 LOOP_SENSES = ("nociception", "habit", "vestibular")
 # Calls without the problem coming back before the agent has moved on. Hand-labelled stuck
@@ -52,14 +52,7 @@ def _key(call: dict) -> tuple[str, str]:
 
 
 def _identity(call: dict) -> str:
-    try:
-        return nociception.identity(call)
-    except (
-        AttributeError,
-        KeyError,
-        TypeError,
-    ):  # the sense's own notion moved: the signature alone
-        return call.get("sig", "")
+    return identity(call)
 
 
 def problem_of(call: dict) -> str:

@@ -6,18 +6,11 @@ from metacog.senses.signal import Signal, forget, memory
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
-    from metacog.nervous import Context
+    from metacog.senses.contract import Context
 
 NAME = "chronos"
-DELEGATING_TOOLS = ("Task", "Agent")
-IDLE_GAP_S = (
-    300  # a longer pause between two calls is waiting (for the person, a permission), not working
-)
-
-
-def elapsed_minutes(win: dict, now: float) -> float:
-    """Minutes the agent has worked since the person spoke (see `feel` for what counts)."""
-    return win.get("active_s", 0.0) / 60
+DEFAULTS = {"enabled": True, "minutes": 20, "calls": 40, "min_minutes_for_calls": 15}
+LIMITS = {"minutes": (1, 10_000), "calls": (1, 100_000)}
 
 
 def _level(value: float, step: float) -> int:
@@ -30,21 +23,9 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
         return None  # a subagent answers to the main agent, not the person
     cfg = ctx.cfg[NAME]
     mem = memory(win, NAME)
-    last = mem.get("last_ts") or win.get("prompt_at", ctx.now)
-    gap = max(0.0, ctx.now - last)
-    if action["tool"] in DELEGATING_TOOLS:
-        # The gap before a delegating call's hook is mostly the subagent's own work,
-        # which is not the main agent grinding; only what lies outside it counts.
-        gap = max(0.0, gap - ctx.event.duration_ms / 1000)
-    # A pause longer than IDLE_GAP_S is waiting (for the person, a permission), not
-    # working: replays showed "1 call and 335 minutes" where the person was away. Of such
-    # a pause only the call's own run time counts.
-    if gap > IDLE_GAP_S:
-        gap = min(ctx.event.duration_ms / 1000, IDLE_GAP_S)
-    win["active_s"] = win.get("active_s", 0.0) + gap
-    mem["last_ts"] = ctx.now
     calls = win.get("prompt_calls", 0)
-    minutes = elapsed_minutes(win, ctx.now)
+    # Work time as metacog.facts counts it: idle pauses and subagents' own time left out.
+    minutes = ctx.active_s / 60
     # Many quick calls are not grinding: the call count speaks only after some work time.
     by_calls = _level(calls, cfg["calls"]) if minutes >= cfg["min_minutes_for_calls"] else 0
     by_time = _level(minutes, cfg["minutes"])
@@ -65,10 +46,9 @@ def reading(win: dict, ctx: Context) -> str:
     calls = win.get("prompt_calls", 0)
     if not calls:
         return ""
-    return f"{calls} calls, {elapsed_minutes(win, ctx.now):.0f} min since the person spoke"
+    return f"{calls} calls, {ctx.active_s / 60:.0f} min since the person spoke"
 
 
 def on_prompt(win: dict, prompt: str, now: float) -> None:
-    """The person spoke: time and calls count again from now."""
-    win["prompt_at"], win["active_s"] = now, 0.0
+    """The person spoke: each check-in may be said again."""
     forget(win, NAME)

@@ -7,9 +7,11 @@ from metacog.senses.signal import Signal, memory, peek, short
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
-    from metacog.nervous import Context
+    from metacog.senses.contract import Context
 
 NAME = "echo"
+DEFAULTS = {"enabled": True, "edits_without_tests": 12}
+LIMITS = {"edits_without_tests": (1, 10_000)}
 TEST_COMMANDS = (
     "pytest",
     "py.test",
@@ -109,6 +111,14 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     cfg = ctx.cfg[NAME]
     mem = memory(win, NAME)
     tool = action["tool"]
+    if not mem.get("tests") and (
+        (tool == "Bash" and test_command(action["target"]))
+        or (action.get("path") and is_test_file(action["target"]))
+    ):
+        # The project has tests this session can run: only then is "no test since" news.
+        # In projects whose sessions never run or touch a test, it was a quarter of what
+        # metacog said on quiet sessions (issue 17, class 5).
+        mem["tests"] = True
     if tool in EDIT_TOOLS and action.get("ok", True):
         path = action.get("path", "")
         if not is_code(path):
@@ -116,7 +126,8 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
         mem["edits"] = mem.get("edits", 0) + 1
         if not is_test_file(action["target"]):
             mem["source_edited"] = short(action["target"], 50)
-        if mem["edits"] == cfg["edits_without_tests"]:
+        if mem["edits"] >= cfg["edits_without_tests"] and mem.get("tests") and not mem.get("said"):
+            mem["said"] = True
             return Signal(
                 NAME,
                 f"{mem['edits']} edits since the project's tests last ran. "
@@ -135,8 +146,10 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
                 )
         else:
             mem.clear()  # the whole suite ran: nothing pending
+            mem["tests"] = True
             return None
         mem["edits"] = 0
+        mem.pop("said", None)
     return None
 
 

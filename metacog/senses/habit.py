@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import zlib
 
-from metacog.senses import vestibular
-from metacog.senses.signal import Signal, memory, peek, short
+from metacog.senses.contract import problems_of
+from metacog.senses.signal import Signal, memory, peek, quote
 from metacog.senses.signal import turn as turn_of
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
-    from metacog.nervous import Context
+    from metacog.senses.contract import Context
 
 NAME = "habit"
+DEFAULTS = {"enabled": True, "at": 3}
+LIMITS = {"at": (2, 1000)}
 SEEN_CAP = 64  # problems remembered per window, least recently seen dropped first
 RUNS_CAP = 16  # commands whose last problems are remembered (to tell a shrinking list)
 RERUN_GAP = 20  # calls between two runs of one command that fixing one finding at a time takes
@@ -35,14 +37,10 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
         seen = mem["seen"] = {}
     call = zlib.crc32(f"{action['tool']} {action['target']}".encode())
     if action.get("ok", True):
-        # The failing command passed: what it showed is fixed. Coming back later is a
-        # regression to look at afresh, not the same problem still standing.
-        for key in [
-            k for k, e in seen.items() if not k.startswith("m ") and _valid(e) and e[5] == call
-        ]:
-            del seen[key]
+        # A pass does not forget: the same problem back after each fix ("patched the same
+        # way" every time: a Write without a final newline, then `echo >>`) is the habit.
         return None
-    if vestibular.asked_repeat(win):
+    if ctx.asked_repeat:
         return None  # the person asked for the runs: the same failure again is the answer
     calls = win.get("calls", 0)
     turn = turn_of(action, win)
@@ -52,50 +50,59 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
         keys = [
             k for k in keys if k[0].startswith("m ")
         ]  # some of what it showed got fixed: progress
+    at = ctx.cfg[NAME]["at"]
+    entries: dict[str, Entry] = {}
     for key, text, place in keys:
-        entry = seen.pop(key, None)
-        if not _valid(entry):
-            # occurrences, turn of the last, said, what, places, source, call number of the last
-            entry = [0, None, 0, text, [], call, calls]
-        if calls - entry[6] > (RERUN_GAP if key.startswith("k ") else HORIZON):
-            entry[0] = (
-                0  # back after a long stretch of other work: a fresh look, not the next round
-            )
-        entry[6] = calls
-        if entry[1] != turn:
-            entry[0], entry[1] = entry[0] + 1, turn
-        if place not in entry[4]:
-            entry[4] = [*entry[4][-3:], place]
-        entry[5] = call
-        seen[key] = entry
-        if entry[0] >= ctx.cfg[NAME]["at"] and not entry[2]:
+        entry = (
+            entries.get(key)
+            or Entry.load(seen.pop(key, None))
+            or Entry(0, None, 0, text, [], call, calls)
+        )
+        seen.pop(key, None)
+        seen[key] = None  # re-inserted: the least recently seen stay first, to be dropped first
+        if calls - entry.last_call > (RERUN_GAP if key.startswith("k ") else HORIZON):
+            # Back after a long stretch of other work: a fresh look, not the next round (what
+            # was said stays said: the count must double again before it is repeated).
+            entry.times = 0
+        entry.last_call = calls
+        if entry.turn != turn:
+            entry.times, entry.turn = entry.times + 1, turn
+        if place not in entry.places:
+            entry.places = [*entry.places[-3:], place]
+        entry.source = call
+        entries[key] = entry
+        # Said at the `at`-th time, and again each time the count has doubled since: a habit
+        # that goes on after it was told is worth one more line (as Vestibular's re-reads).
+        if entry.times >= at and entry.times >= 2 * entry.said:
             due.append((key, entry))
+    if ctx.streak.count >= at:
+        # The same error attempt after attempt is a streak, Nociception's to tell (metacog.facts
+        # counts it whether or not that sense is on): its recurrences are heard, not a habit.
+        for entry in entries.values():
+            entry.said = max(entry.times, at)
+        due = []
+    for _, entry in due:
+        entry.said = entry.times  # one line covers every problem that came due on this call
+    for key, entry in entries.items():
+        seen[key] = entry.dump()
     while len(seen) > SEEN_CAP:
         del seen[next(iter(seen))]
-    if "nociception" in ctx.fired:
-        # The streak is being told about this very error: its recurrences are heard.
-        for key, _, _ in keys:
-            if key in seen:
-                seen[key][2] = 1
-        return None
-    for _, entry in due:
-        entry[2] = 1  # one line covers every problem that came due on this call
     if not due:
         return None
     key, entry = due[0]
-    nth = ordinal(entry[0])
+    nth = ordinal(entry.times)
     if key.startswith("m "):
         from metacog.symptoms import describe
 
         return Signal(
             NAME,
-            f"this is the {nth} time this session: {describe(entry[3])}. What would make it the last?",
+            f"this is the {nth} time this session: {describe(entry.what)}. What would make it the last?",
         )
-    problem = f"`{short(entry[3], 90)}`"
-    if key.startswith("k ") and len(entry[4]) > 1:
+    problem = quote(entry.what, 90)
+    if key.startswith("k ") and len(entry.places) > 1:
         return Signal(
             NAME,
-            f"`{short(action['target'], 60)}` has failed {entry[0]} times with the same kind of "
+            f"{quote(action['target'], 60)} has failed {entry.times} times with the same kind of "
             f"error at a new place each time: {problem}. The output may show only some: find every "
             "occurrence and fix them together?",
         )
@@ -111,16 +118,53 @@ def ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-def _valid(entry: object) -> bool:
-    """An entry as feel() writes it (state from an older version or damaged is dropped)."""
-    return (
-        isinstance(entry, list)
-        and len(entry) == 7
-        and isinstance(entry[0], int)
-        and isinstance(entry[4], list)
-        and isinstance(entry[6], int)
-        and isinstance(entry[3], str)
-    )
+class Entry:
+    """A problem or mistake Habit remembers; on disk the 7-slot list `dump` gives."""
+
+    __slots__ = ("last_call", "places", "said", "source", "times", "turn", "what")
+
+    def __init__(
+        self,
+        times: int,
+        turn: int | None,
+        said: int,
+        what: str,
+        places: list,
+        source: int,
+        last_call: int,
+    ) -> None:
+        self.times = times  # occurrences, each in a model turn of its own
+        self.turn = turn  # the turn of the last
+        self.said = said
+        self.what = what
+        self.places = places  # the last few places it was seen at
+        self.source = source  # the command (crc of tool and target) that showed it last
+        self.last_call = last_call  # the window's call number when it was seen last
+
+    @classmethod
+    def load(cls, raw: object) -> Entry | None:
+        """An entry as `dump` wrote it; None for any other shape (an older version, damage)."""
+        if (
+            isinstance(raw, list)
+            and len(raw) == 7
+            and isinstance(raw[0], int)
+            and isinstance(raw[3], str)
+            and isinstance(raw[4], list)
+            and isinstance(raw[6], int)
+        ):
+            return cls(*raw)
+        return None
+
+    def dump(self) -> list:
+        return [
+            self.times,
+            self.turn,
+            self.said,
+            self.what,
+            self.places,
+            self.source,
+            self.last_call,
+        ]
 
 
 def _fewer(mem: dict, action: dict, call: int) -> bool:
@@ -130,9 +174,7 @@ def _fewer(mem: dict, action: dict, call: int) -> bool:
     runs = mem.get("runs")
     if not isinstance(runs, dict):
         runs = mem["runs"] = {}
-    now = sorted(
-        {p[1] for p in action.get("problems") or [] if isinstance(p, list) and len(p) == 4}
-    )
+    now = sorted({p.place for p in problems_of(action)})
     last = runs.pop(str(call), None)
     runs[str(call)] = now
     while len(runs) > RUNS_CAP:
@@ -148,24 +190,25 @@ def _keys(action: dict, call: int) -> list[tuple[str, str, int]]:
     same command lists several of one kind of problem and shows that kind again at a new
     place after each fix (a linter re-run per finding, when its output listed them all).
     """
-    from metacog.symptoms import NOT_HABITS  # failures only: a Read need not load it
+    from metacog.symptoms import NOT_HABITS, mistake_key  # failures only: a Read need not load it
 
     if action.get("mistake"):
-        mistake = action["mistake"]
-        return [] if mistake in NOT_HABITS else [("m " + mistake, mistake, 0)]
+        mistake = mistake_key(action)
+        return [] if action["mistake"] in NOT_HABITS else [("m " + mistake, mistake, 0)]
+    from metacog.symptoms import names_something
+
     out = []
-    for problem in action.get("problems") or []:
-        if isinstance(problem, list) and len(problem) == 4:
-            sort, place, lines, line = problem
-            out.append((f"e {place}", line, place))
-            if lines > 1:
-                out.append((f"k {call} {sort}", sort, place))
+    for problem in problems_of(action):
+        if not names_something(problem.line):
+            continue  # words every failure prints: never "the same problem is back"
+        out.append((f"e {problem.place}", problem.line, problem.place))
+        if problem.lines > 1:
+            out.append((f"k {call} {problem.sort}", problem.sort, problem.place))
     return out
 
 
 def reading(win: dict, ctx: Context) -> str:
-    seen = peek(win, NAME).get("seen") or {}
-    most = (
-        max((e[0] for e in seen.values() if _valid(e)), default=0) if isinstance(seen, dict) else 0
-    )
+    seen = peek(win, NAME).get("seen")
+    entries = [Entry.load(raw) for raw in seen.values()] if isinstance(seen, dict) else []
+    most = max((e.times for e in entries if e), default=0)
     return f"one problem seen {most}× this session" if most >= 2 else ""

@@ -3,13 +3,31 @@
 from __future__ import annotations
 
 from metacog import transcript
-from metacog.senses.signal import Signal, memory, peek, short
+from metacog.senses.signal import Signal, memory, peek, quote, short
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
-    from metacog.nervous import Context
+    from metacog.senses.contract import Context
 
 NAME = "o2"
+DEFAULTS = {
+    "enabled": True,
+    "velocity_factor": 3.0,
+    "baseline_calls": 10,
+    "recent_calls": 5,
+    "min_recent_bytes": 60000,
+    "velocity_cooldown_calls": 40,
+    "fill_warn": 0.70,
+    "soon_calls": 10,  # the level is said when compaction is this few calls away
+    "context_window": 0,  # read by metacog.facts for the context's fill
+}
+LIMITS = {
+    "velocity_factor": (1, 1000),
+    "baseline_calls": (1, 1000),
+    "recent_calls": (1, 20),
+    "fill_warn": (0.05, 1),
+    "soon_calls": (1, 10_000),
+}
 LARGE = 15_000  # characters (~4K tokens): a call this size is "large"
 MIN_LARGE = 2  # a burst needs large results to name as its cause; many small ones are work
 
@@ -17,7 +35,7 @@ MIN_LARGE = 2  # a burst needs large results to name as its cause; many small on
 def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     cfg = ctx.cfg[NAME]
     mem = memory(win, NAME)
-    said = _fill(mem, ctx, cfg) if ctx.is_main else ""
+    said = _fill(mem, win, ctx, cfg) if ctx.is_main else ""
     said = said or _velocity(mem, win, cfg)
     return Signal(NAME, said) if said else None
 
@@ -48,7 +66,7 @@ def _velocity(mem: dict, win: dict, cfg: dict) -> str:
         biggest = max(large, key=lambda a: a.get("size", 0))
         cause = (
             f"{len(large)} large results in the last {len(recent)} actions "
-            f"(biggest: {biggest['tool']} `{short(biggest['target'], 40)}`)"
+            f"(biggest: {biggest['tool']} {quote(biggest['target'], 40)})"
         )
     ratio = total / len(recent) / baseline
     return (
@@ -57,32 +75,51 @@ def _velocity(mem: dict, win: dict, cfg: dict) -> str:
     )
 
 
-def _fill(mem: dict, ctx: Context, cfg: dict) -> str:
-    context = ctx.state.get("context") or {}
-    tokens = context.get("tokens", 0)
+SAMPLES_CAP = 8  # context readings kept to measure how fast it grows
+RATE_SPAN = 20  # calls over which the growth per call is measured
+
+
+def _fill(mem: dict, win: dict, ctx: Context, cfg: dict) -> str:
+    """The context level, said only when it is news: when its growth over the last calls
+    predicts auto-compaction within `soon_calls` calls, or when it is already at the edge.
+    A session at 70% that grows slowly ends well; saying its level was most of what metacog
+    said on quiet sessions (issue 17, class 5)."""
+    tokens, window, fill = ctx.tokens, ctx.window, ctx.fill  # metacog.facts
     if not tokens:
         return ""
-    window = transcript.context_window(context.get("model", ""), cfg["context_window"])
-    compact_at = transcript.autocompact_at(window)
-    fill = tokens / window
-    level = 2 if tokens >= compact_at - window * 0.05 else 1 if fill >= cfg["fill_warn"] else 0
-    if level <= mem.get("fill_level", 0):
+    calls = win.get("calls", 0)
+    samples = mem.get("samples")
+    if not isinstance(samples, list):
+        samples = mem["samples"] = []
+    if not samples or samples[-1][1] != tokens:
+        samples.append([calls, tokens])
+        del samples[:-SAMPLES_CAP]
+    if fill < cfg["fill_warn"] or mem.get("fill_level", 0):
         return ""
-    mem["fill_level"] = level
+    compact_at = transcript.autocompact_at(window)
+    past = [s for s in samples if isinstance(s, list) and len(s) == 2 and calls - s[0] <= RATE_SPAN]
+    rate = (tokens - past[0][1]) / (calls - past[0][0]) if past and calls > past[0][0] else 0.0
+    left = (compact_at - tokens) / rate if rate > 0 else float("inf")
+    at_edge = tokens >= compact_at - window * 0.02
+    if not at_edge and left > cfg["soon_calls"]:
+        return ""
+    mem["fill_level"] = 1
     used = f"{tokens // 1000}K of {window // 1000}K tokens ({fill:.0%})"
-    if level == 1:
-        return f"context is {used}. What could you hand to a subagent, or finish, before it fills?"
+    pace = f", growing about {rate / 1000:.1f}K per call" if rate > 0 and not at_edge else ""
+    when = f"in about {max(int(left), 1)} calls" if pace else "soon"
     return (
-        f"context is {used}; auto-compaction starts near {compact_at // 1000}K and will drop the detail of "
-        "this session. What must survive it? Write the state of the work down now."
+        f"context is {used}{pace}: auto-compaction near {compact_at // 1000}K starts {when} and "
+        "will drop the detail of this session. What must survive it? Write the state of the work down now."
     )
 
 
-def after_compaction(win: dict) -> str:
-    """What the agent had read most before its memory was compacted (for the next signal)."""
-    from metacog.senses import vestibular
-
-    top = vestibular.most_read(win, 3)
+def on_compaction(win: dict, ctx: Context) -> str:
+    """The real fill starts again from the next response: each level may be said anew. The
+    note: what the agent had read most before its memory was compacted."""
+    mem = peek(win, NAME)
+    mem.pop("fill_level", None)
+    mem.pop("samples", None)
+    top = ctx.most_read(3)
     if not top:
         return ""
     files = ", ".join(f"{short(path.rsplit('/', 1)[-1], 40)} ({seen}×)" for path, seen in top)
@@ -93,14 +130,6 @@ def after_compaction(win: dict) -> str:
 
 
 def reading(win: dict, ctx: Context) -> str:
-    context = ctx.state.get("context") or {}
-    tokens = context.get("tokens", 0)
-    if not tokens:
+    if not ctx.tokens:
         return ""
-    window = transcript.context_window(context.get("model", ""), ctx.cfg[NAME]["context_window"])
-    return f"context {tokens // 1000}K/{window // 1000}K ({tokens / window:.0%})"
-
-
-def on_compaction(win: dict) -> None:
-    """The real fill starts again from the next response: each level may be said anew."""
-    peek(win, NAME).pop("fill_level", None)
+    return f"context {ctx.tokens // 1000}K/{ctx.window // 1000}K ({ctx.fill:.0%})"

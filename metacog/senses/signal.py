@@ -55,6 +55,12 @@ def short(value: str, cap: int = 60) -> str:
     return value if len(value) <= cap else value[: cap - 1] + "…"
 
 
+def quote(value: str, cap: int = 60) -> str:
+    """`value` as a code quote: a backtick inside would end the quote early (ruff's
+    `_get_property` inside a quoted problem line), so it becomes an apostrophe."""
+    return "`" + short(value.replace("`", "'"), cap) + "`"
+
+
 def turn(action: dict, win: dict) -> int:
     """Which model response made this call: calls of one response (a parallel batch) are
     one attempt. Without a transcript (a replay without one, tests) every call is its own."""

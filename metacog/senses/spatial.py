@@ -10,9 +10,17 @@ from metacog.senses.signal import TEXT_CAP, Signal, memory, peek, short
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
-    from metacog.nervous import Context
+    from metacog.senses.contract import Context
 
 NAME = "spatial"
+DEFAULTS = {
+    "enabled": True,
+    "min_importers": 5,
+    "budget_ms": 100,
+    "max_files": 50000,
+    "names_shown": 5,
+}
+LIMITS = {"min_importers": (1, 100_000), "names_shown": (1, 20)}
 SAID_CAP = 64  # files remembered per window; the oldest is forgotten first
 SLOW_S = 1.0  # an edit that spent this long without an answer was a first index running late
 SLOW_LIMIT = (

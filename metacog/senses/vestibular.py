@@ -5,14 +5,22 @@ from __future__ import annotations
 import re
 
 from metacog.action import EDIT_TOOLS
-from metacog.senses.signal import Signal, forget, memory, number, peek, short
+from metacog.senses.signal import Signal, forget, memory, peek, quote, short
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
-    from metacog.nervous import Context
+    from metacog.senses.contract import Context
 
 NAME = "vestibular"
-READS_CAP = 200  # files tracked per window
+DEFAULTS = {
+    "enabled": True,
+    "same_action": 4,
+    "cycle_repeats": 3,
+    "same_read": 3,
+    "cooldown_calls": 6,
+}
+LIMITS = {"same_action": (2, 1000), "cycle_repeats": (2, 10), "same_read": (2, 1000)}
+SAID_CAP = 200  # files whose re-reads were said, per window (metacog.facts tracks 200 files)
 CYCLE_LENGTHS = (2, 3)
 AGAIN_SPAN = 8  # calls in which the same action with the same result, scattered, is circling
 AGAIN_AT = 3
@@ -24,42 +32,6 @@ _WRITES = re.compile(
 )
 
 
-REPEAT_WORDS = frozenset(("repeat", "repeatedly", "poll", "polling", "retry", "rerun", "re-run"))
-COUNT_WORDS = frozenset(
-    (
-        "twice",
-        "thrice",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "several",
-        "many",
-        "multiple",
-        "few",
-    )
-)
-
-
-def asked_to_repeat(prompt: str) -> bool:
-    """Whether the person's request asks for repetition ("run it 5 times", "poll the job").
-
-    Words, not substrings: "don't stop until it passes" or "sometimes" ask for nothing.
-    """
-    words = [w.strip(".,;:!?()'\"`") for w in prompt[:4000].lower().split()]
-    if any(w in REPEAT_WORDS for w in words):
-        return True
-    return any(
-        w == "times" and i > 0 and (words[i - 1].isdigit() or words[i - 1] in COUNT_WORDS)
-        for i, w in enumerate(words)
-    )
-
-
 def _step(action: dict) -> tuple:
     # A repeat counts only when the result repeats too: polling whose output changes is progress.
     return (action["tool"], action["target"], action.get("result", 0))
@@ -69,28 +41,39 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     cfg = ctx.cfg[NAME]
     mem = memory(win, NAME)
     calls = win.get("calls", 0)
-    reread = _reads(mem, action, cfg)
+    reread = _reread(mem, action, ctx, cfg)
     actions = win.get("actions") or []
-    repeat = _repeat(actions)
-    mem["repeat"] = repeat
+    repeat = ctx.repeat  # metacog.facts
     if calls - mem.get("quiet_until", -1) < 0:
         return None  # counted above, said later: a re-read warning is not used up in the cooldown
     if reread:
-        seen, text = reread
-        seen[1] = seen[0]
+        key, text = reread
+        said = mem["said_reads"]
+        said.pop(key, None)
+        said[key] = ctx.reads[key]
+        while len(said) > SAID_CAP:
+            del said[next(iter(said))]
         mem["quiet_until"] = calls + cfg["cooldown_calls"]
         return Signal(NAME, text)
-    asked = bool(mem.get("asked_repeat"))  # the person asked for repetition: none of it is circling
+    asked = ctx.asked_repeat  # the person asked for repetition: none of it is circling
+    nothing = _nothing_again(mem, action, calls) if not asked else 0
+    if nothing:
+        mem["quiet_until"] = calls + cfg["cooldown_calls"]
+        return Signal(
+            NAME,
+            f"{action['tool']} {quote(action['target'])} has found nothing {nothing} times, "
+            "with nothing changed between. Is what you look for somewhere else, or named otherwise?",
+        )
     if repeat >= cfg["same_action"] and action.get("ok", True) and not asked:
         if repeat % cfg["same_action"] == 0:
             mem["quiet_until"] = calls + cfg["cooldown_calls"]
             return Signal(
                 NAME,
-                f"{action['tool']} `{short(action['target'])}` {repeat} times in a row with the "
+                f"{action['tool']} {quote(action['target'])} {repeat} times in a row with the "
                 "same result. What do you expect to be different next time?",
             )
         return None
-    again = _again(actions)
+    again = _again(actions, repeat)
     if again and action.get("ok", True) and not asked:
         key = f"{action['tool']} {action['target']}"[:200]
         said = mem.setdefault("again_said", [])
@@ -100,14 +83,14 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
             mem["quiet_until"] = calls + cfg["cooldown_calls"]
             return Signal(
                 NAME,
-                f"{action['tool']} `{short(action['target'])}` {again} times in the last "
+                f"{action['tool']} {quote(action['target'])} {again} times in the last "
                 f"{AGAIN_SPAN} calls with the same result and nothing edited between. What do you "
                 "expect it to show next time?",
             )
     cycle = _cycle(actions, cfg["cycle_repeats"]) if not asked else None
     if cycle:
         mem["quiet_until"] = calls + cfg["cooldown_calls"]
-        steps = " → ".join(f"{tool} `{short(target, 40)}`" for tool, target, _ in cycle)
+        steps = " → ".join(f"{tool} {quote(target, 40)}" for tool, target, _ in cycle)
         return Signal(
             NAME,
             f"the same {len(cycle)} steps {cfg['cycle_repeats']} times over with unchanged results: "
@@ -116,57 +99,66 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     return None
 
 
-def _reads(mem: dict, action: dict, cfg: dict) -> tuple[list, str] | None:
-    """Count reads of each file (and range) since its last edit; an edit resets it.
+EMPTY_AT = 3  # the same search answering "nothing" this often, nothing changed between
+EMPTY_SPAN = 60  # calls over which an empty answer is remembered
+EMPTY_CAP = 32  # searches remembered per window
 
-    Results are not compared: Claude Code may answer a re-read of an unchanged file
-    with a short stub, which would make the second read look like new content.
-    """
-    path = action.get("path") or ""
-    if not path:
+
+def _nothing_again(mem: dict, action: dict, calls: int) -> int:
+    """How often this search or listing has now answered "nothing" (0 below EMPTY_AT), with
+    no edit and no writing command since the first time: asking again what the world already
+    answered, however far apart (issue 17, class 3). Once per search."""
+    empty = mem.get("empty")
+    if not isinstance(empty, dict):
+        empty = mem["empty"] = {}
+    tool = action["tool"]
+    if tool in EDIT_TOOLS or (tool == "Bash" and _WRITES.search(action["target"])):
+        empty.clear()  # the world changed: an empty answer may not hold any more
+        return 0
+    if not action.get("empty"):
+        return 0
+    key = f"{tool} {action['target']}"[:200]
+    seen = empty.pop(key, None)
+    if not isinstance(seen, list) or len(seen) != 3 or calls - seen[1] > EMPTY_SPAN:
+        seen = [0, calls, 0]  # times, call of the last, said
+    seen[0], seen[1] = seen[0] + 1, calls
+    empty[key] = seen
+    while len(empty) > EMPTY_CAP:
+        del empty[next(iter(empty))]
+    if seen[0] >= EMPTY_AT and not seen[2]:
+        seen[2] = 1
+        return seen[0]
+    return 0
+
+
+def _reread(mem: dict, action: dict, ctx: Context, cfg: dict) -> tuple[str, str] | None:
+    """A file read again and again since its last edit (metacog.facts counts the reads),
+    said again only when the count has doubled since it was last said."""
+    key = ctx.read_key
+    if not key:
         return None
-    reads = mem.setdefault("reads", {})
-    if action["tool"] != "Read":
-        if action["tool"] in EDIT_TOOLS:
-            for key in [k for k in reads if k == path or k.startswith(path + "@")]:
-                del reads[key]
-        return None
-    if not action.get("ok", True):
-        return None
-    key = path + action["target"][len(action["target"].split("@", 1)[0]) :]
-    seen = reads.pop(key, None)
-    if not isinstance(seen, list) or len(seen) != 2:
-        seen = [0, 0]  # reads, reads when last said
-    seen[0] += 1
-    reads[key] = seen  # re-inserted: the dict stays in least-recently-read order
-    if len(reads) > READS_CAP:
-        del reads[next(iter(reads))]
-    mem["max_reads"] = max(mem.get("max_reads", 0), seen[0])
-    if seen[0] >= cfg["same_read"] and seen[0] >= 2 * seen[1]:
-        return seen, (
-            f"you have read {short(action['target'])} {seen[0]} times without editing it. "
+    said = mem.get("said_reads")
+    if not isinstance(said, dict):
+        said = mem["said_reads"] = {}
+    count = ctx.reads.get(key, 0)
+    last = said.get(key, 0)
+    if not isinstance(last, int) or count <= last:
+        # Counted afresh since it was said (an edit, a compaction): the mark is stale.
+        said.pop(key, None)
+        last = 0
+    if count >= cfg["same_read"] and count >= 2 * last:
+        return key, (
+            f"you have read {short(action['target'])} {count} times without editing it. "
             "What are you looking for that the earlier reads did not show?"
         )
     return None
 
 
-def _repeat(actions: list) -> int:
-    if not actions:
-        return 0
-    last = _step(actions[-1])
-    count = 0
-    for past in reversed(actions):
-        if _step(past) != last:
-            break
-        count += 1
-    return count
-
-
-def _again(actions: list) -> int:
+def _again(actions: list, repeat: int) -> int:
     """How often the last action, with its result, came in the last AGAIN_SPAN calls with
     other calls between and no edit since its first time there (0 below AGAIN_AT): asking
     the same question of a world that did not change. Reads are Vestibular's re-reads."""
-    if not actions or actions[-1]["tool"] in ("Read", "TodoWrite") or _repeat(actions) > 1:
+    if not actions or actions[-1]["tool"] in ("Read", "TodoWrite") or repeat > 1:
         return 0
     last = _step(actions[-1])
     recent = actions[-AGAIN_SPAN:]
@@ -198,42 +190,30 @@ def _cycle(actions: list, repeats: int) -> list | None:
 
 
 def reading(win: dict, ctx: Context) -> str:
-    mem = peek(win, NAME)
     parts = []
-    if mem.get("repeat", 0) >= 2:
-        parts.append(f"last action repeated {mem['repeat']}×")
-    if mem.get("max_reads", 0) >= 2:
-        parts.append(f"most reads of one unchanged file: {mem['max_reads']}")
+    if ctx.repeat >= 2:
+        parts.append(f"last action repeated {ctx.repeat}×")
+    if ctx.max_reads >= 2:
+        parts.append(f"most reads of one unchanged file: {ctx.max_reads}")
     return ", ".join(parts)
 
 
 def on_prompt(win: dict, prompt: str, now: float) -> None:
-    """The person spoke: repeats count from their latest word, and some words ask for them."""
+    """The person spoke: what was said is said of an earlier request."""
     forget(win, NAME)
-    memory(win, NAME)["asked_repeat"] = asked_to_repeat(prompt)  # a flag, never the words
 
 
-def on_compaction(win: dict) -> None:
-    """Re-reading after a compaction is recovery, not circling."""
-    peek(win, NAME).pop("reads", None)
+def on_compaction(win: dict, ctx: Context) -> str:
+    """Re-reading after a compaction is recovery, not circling: the reads count afresh."""
+    peek(win, NAME).pop("said_reads", None)
+    return ""
 
 
-def asked_repeat(win: dict) -> bool:
-    return bool(peek(win, NAME).get("asked_repeat"))
-
-
-def counts(win: dict) -> tuple[int, int]:
-    """(most reads of one unchanged file, repeats of the last action), for the summary."""
-    mem = peek(win, NAME)
-    return number(mem.get("max_reads")), number(mem.get("repeat"))
-
-
-def most_read(win: dict, n: int) -> list[tuple[str, int]]:
-    """The n files (and ranges) read most since their last edit, with their counts."""
-    reads = peek(win, NAME).get("reads") or {}
-    seen = [
-        (path, v[0])
-        for path, v in reads.items()
-        if isinstance(v, list) and v and isinstance(v[0], int)
-    ]
-    return sorted(seen, key=lambda kv: -kv[1])[:n]
+def after_subagent(win: dict, ctx: Context) -> str:
+    if not peek(win, NAME).get("quiet_until"):
+        return ""
+    kind = (ctx.event.agent_type if ctx.event is not None else "") or "subagent"
+    return (
+        f"the {kind} subagent that just finished went in circles (repeated the same steps); "
+        "check its result before relying on it."
+    )

@@ -1,0 +1,150 @@
+"""What a sense is, and what it is handed: the `Sense` protocol and the per-call `Context`.
+
+A sense is a module of `metacog.senses` listed once in `SENSES`. It declares:
+
+- `NAME`, and a one-line docstring saying what it feels;
+- `DEFAULTS`, its settings section (`enabled` among them), and `LIMITS`, the bounds of its
+  numbers: metacog.config collects both from `SENSES`, so the section exists once, here;
+- `feel(win, action, ctx) -> Signal | None` and `reading(win, ctx) -> str`;
+- optionally `on_prompt(win, prompt, now)` (the person spoke), `on_compaction(win, ctx) -> str`
+  (the context was compacted; a note for the agent, or ''), and
+  `after_subagent(win, ctx) -> str` (the subagent whose window this is finished; what the
+  main agent should hear of it, or '').
+
+A sense keeps its own memory (`metacog.senses.signal.memory`) and reads nobody else's; no
+sense imports another. What several senses or the session summary need (a repeat the person
+asked for, active time, reads per file, context fill, the failure's identity, the error
+streak) is a fact the nervous system computes once per call (metacog.facts) before any sense
+feels, whether or not the sense that first needed it is enabled, and hands over here.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    from metacog.event import Event
+    from metacog.senses.signal import Signal
+
+    class Sense(Protocol):
+        """A sense module, as the type checker sees it (the optional hooks are looked up)."""
+
+        NAME: str
+        DEFAULTS: dict[str, object]
+        LIMITS: dict[str, tuple[float, float]]
+
+        def feel(self, win: dict, action: dict, ctx: Context) -> Signal | None: ...
+
+        def reading(self, win: dict, ctx: Context) -> str: ...
+
+
+class Streak:
+    """The same error, attempt after attempt, in one window (metacog.facts keeps it)."""
+
+    __slots__ = ("count", "edits", "sig", "target", "tool")
+
+    def __init__(
+        self, sig: str = "", count: int = 0, edits: int = 0, tool: str = "", target: str = ""
+    ) -> None:
+        self.sig, self.count, self.edits, self.tool, self.target = sig, count, edits, tool, target
+
+
+NO_STREAK = Streak()
+
+
+class Problem:
+    """One kind of problem a failure names (metacog.symptoms.problems; a list on disk)."""
+
+    __slots__ = ("line", "lines", "place", "sort")
+
+    def __init__(self, sort: str, place: int, lines: int, line: str) -> None:
+        self.sort, self.place, self.lines, self.line = sort, place, lines, line
+
+
+def problems_of(action: dict) -> list[Problem]:
+    """The action's problems as records; an item of another shape (damage, an older
+    version) is left out."""
+    out = []
+    for item in action.get("problems") or ():
+        if (
+            isinstance(item, list)
+            and len(item) == 4
+            and isinstance(item[0], str)
+            and isinstance(item[2], int)
+            and isinstance(item[3], str)
+        ):
+            out.append(Problem(*item))
+    return out
+
+
+class Context:
+    """What a sense may consult besides its window: settings, the session, the moment, and
+    the facts of this call (filled by metacog.facts before any sense feels)."""
+
+    def __init__(
+        self,
+        cfg: dict,
+        state: dict,
+        win: dict,
+        event: Event | None = None,
+        now: float = 0.0,
+        state_dir: str = "",
+        root: str = "",
+    ) -> None:
+        self.cfg = cfg
+        self.state = state
+        self.win = win
+        self.event = event  # None outside a tool call (status, compaction, a subagent's end)
+        self.now = now
+        self.state_dir = state_dir
+        self.root = root
+        self.notes: list[dict] = []
+        self.fired: list[str] = []  # the senses that spoke so far on this call, in SENSES order
+        windows = state.get("windows")
+        self.is_main = isinstance(windows, dict) and win is windows.get("main")
+        # The facts (metacog.facts): read back from the window by `recall`, brought up to
+        # date with the call by `update`.
+        self.asked_repeat = False  # the person's latest request asks for repetition
+        self.active_s = 0.0  # seconds the main agent worked since the person spoke
+        self.reads: dict[str, int] = {}  # reads of each file (and range) since its last edit
+        self.read_key = ""  # what this call read, '' if it read nothing
+        self.max_reads = 0  # most reads of one unchanged file since the person spoke
+        self.repeat = 0  # the last action (with its result) this many times in a row
+        self.identity = ""  # what makes this failure "the same error" ('' for a success)
+        self.streak = NO_STREAK
+        self.streak_grew = False  # this call was the streak's next attempt
+        self.streak_ended: Streak | None = None  # the streak this call ended, if it did
+        self.responses = 0  # model responses in the transcript so far (0 without one)
+        self.tokens = 0  # the context's real usage (the transcript's), 0 when unknown
+        self.window = 0  # the model's context window, in tokens
+        self.fill = 0.0  # tokens / window
+        self.terms: list[str] = []  # the names the person's request mentioned
+        self.touched = False  # this call touched one of them
+        self.on_track = False  # the work has touched one of them since the request
+
+    @property
+    def following(self) -> bool:
+        """The request named things and the work has touched them."""
+        return bool(self.terms) and self.on_track
+
+    def most_read(self, n: int) -> list[tuple[str, int]]:
+        """The n files (and ranges) read most since their last edit, with their counts."""
+        return sorted(self.reads.items(), key=lambda kv: -kv[1])[:n]
+
+    def readings(self, exclude: tuple[str, ...] = ()) -> str:
+        from metacog.senses import SENSES  # the senses import this module
+
+        parts = []
+        for sense in SENSES:
+            section = self.cfg.get(sense.NAME)
+            if sense.NAME in exclude or not isinstance(section, dict) or not section["enabled"]:
+                continue
+            value = sense.reading(self.win, self)
+            if value:
+                parts.append(value)
+        return "; ".join(parts)
+
+    def note(self, kind: str, **fields: object) -> None:
+        """Something worth remembering across sessions (episodes, lessons)."""
+        self.notes.append({"kind": kind, **fields})
