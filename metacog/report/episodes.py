@@ -30,7 +30,7 @@ LOOP_SENSES = ("nociception", "habit", "vestibular")
 # Calls without the problem coming back before the agent has moved on. Hand-labelled stuck
 # episodes (../shared/transcripts/LABELS.jsonl) come back after up to 48 calls (a lint
 # failure rerun between long stretches of fixing); benchmarks/bench_report_loops.py swept
-# 12 to 1000: 12 covered 34% of the labelled calls, 50 covers 68% with 78% of loop calls
+# 12 to 1000: 12 covered 31% of the labelled calls, 50 covers 72% with 78% of loop calls
 # inside a labelled episode, past 50 nothing more is covered (docs/report.md).
 GAP = 50
 CYCLE = 3  # the longest cycle Vestibular reports; a repeated action's loop ends after it
