@@ -132,13 +132,53 @@ print(n)
 """
 
 
-def run(argv: list[str], env: dict) -> tuple[float, int, int, bytes]:
+def _tree(pid: int) -> list[int]:
+    """The process and every descendant (from /proc: ppid of each)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        here = todo.pop()
+        out.append(here)
+        todo += children.get(here, [])
+    return out
+
+
+def _pss_kib(pid: int) -> int:
+    """Proportional set size: a page shared by the forked workers counts once over them."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as fh:
+            for line in fh:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def run(argv: list[str], env: dict) -> tuple[float, int, int, bytes, int]:
     """Wall seconds, peak resident KiB, exit code and stdout of one child process (its own
-    rusage from wait4: RUSAGE_CHILDREN would be the largest of every child so far)."""
+    rusage from wait4: RUSAGE_CHILDREN would be the largest of every child so far), and the
+    peak memory of its whole process tree (the report's workers), sampled every 50 ms."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         proc = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env)
-        _, status, usage = os.wait4(proc.pid, 0)
+        tree_peak = 0
+        while True:
+            done, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if done:
+                break
+            if os.path.isdir("/proc"):
+                tree_peak = max(tree_peak, sum(_pss_kib(p) for p in _tree(proc.pid)))
+            time.sleep(0.05)
         elapsed = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
@@ -148,6 +188,7 @@ def run(argv: list[str], env: dict) -> tuple[float, int, int, bytes]:
             usage.ru_maxrss,
             proc.returncode,
             out.read() + err.read()[-500:] * (proc.returncode != 0),
+            max(tree_peak, usage.ru_maxrss),
         )
 
 
@@ -180,12 +221,12 @@ def main() -> int:
         print(
             f"generated {args.sessions:,} sessions, {size / 1e6:,.0f} MB in {time.perf_counter() - started:.1f} s"
         )
-        base_s, base_kib, _, lines = run([sys.executable, "-c", BASELINE, str(where)], env)
+        base_s, base_kib, _, lines, _ = run([sys.executable, "-c", BASELINE, str(where)], env)
         print(
             f"baseline (stream every line through json.loads): {base_s:.1f} s, peak {base_kib / 1024:.0f} MB, "
             f"{int(lines):,} lines"
         )
-        report_s, report_kib, code, out = run(
+        report_s, report_kib, code, out, tree_kib = run(
             [sys.executable, "-m", "metacog", "report", str(where), "--json"], env
         )
         if code != 0:
@@ -198,8 +239,9 @@ def main() -> int:
         print(
             f"metacog report --json: {report_s:.1f} s ({report_s / base_s:.1f}x the baseline, "
             f"{size / 1e6 / report_s:.1f} MB/s, {totals['calls'] / report_s:,.0f} calls/s), "
-            f"peak {report_kib / 1024:.0f} MB; {totals['sessions']:,} sessions, {totals['calls']:,} calls, "
-            f"{totals['episodes']:,} loops"
+            f"peak {report_kib / 1024:.0f} MB ({tree_kib / 1024:.0f} MB with its workers, PSS); "
+            f"{totals['sessions']:,} sessions, {totals['calls']:,} calls, {totals['episodes']:,} loops, "
+            f"{os.cpu_count()} cores"
         )
     finally:
         shutil.rmtree(home, ignore_errors=True)

@@ -127,13 +127,19 @@ def test_a_replayed_loop_its_cost_and_the_calls_until_it_ended(tmp_path: Path) -
         1,
     )
     assert totals["loops_per_100_calls"] == round(100 / 7, 2)
-    assert out["helped"]["silent"] == {
+    silent = dict(out["helped"]["silent"])
+    assert "would have spoken" in silent.pop("what")
+    # Each call carries its response's 1,110 tokens: calls 4 and 5, after it would have spoken.
+    assert silent == {
         "episodes": 1,
         "ended": 1,
         "still_looping_at_end": 0,
         "median_calls_after": 2,
         "mean_calls_after": 2,
+        "median_tokens_after": 2220,
+        "mean_tokens_after": 2220,
     }
+    assert episode["tokens_after"] == 2220
     assert out["helped"]["verdict"].startswith(
         "nothing to compare yet: 0 ended loop(s) where metacog spoke"
     )
@@ -163,33 +169,41 @@ def test_what_metacog_said_in_a_live_session(tmp_path: Path) -> None:
     assert out["per_sense"]["said"]["nociception"] == {
         "spoke": 1,
         "followed": 1,
-        "changed": 1,
-        "changed_share": 1.0,
+        "left": 1,
+        "left_share": 1.0,
     }
     assert out["per_sense"]["would"] == {}  # a live session's replay is not "would have said"
 
 
-def test_per_sense_course_change_within_three_calls() -> None:
+def test_per_sense_left_it_within_ten_calls() -> None:
     calls = [
-        {"tool": "Bash", "target": t, "ok": t != "x"}
-        for t in ("w", "x", "x", "x", "x", "x", "w", "y")
+        {"tool": "Bash", "target": t, "ok": t != "x", "sig": "boom" if t == "x" else ""}
+        for t in ("w", "x", "x", "x", "w", "y", "z", "v", "u", "s", "r", "q", "p", "o", "n")
     ]
-    assert episodes.changed_course(calls, 2) is False  # the next three: x again
-    assert episodes.changed_course(calls, 3) is False  # x, x, and w: done 5 calls before, not new
-    assert episodes.changed_course(calls, 4) is True  # y within three calls: new ground
-    assert episodes.changed_course(calls, 7) is None  # nothing followed
+    assert episodes.left_it(calls, 2) is False  # x fails again at the next call
+    assert episodes.left_it(calls, 3) is True  # x never comes back in the next ten calls
+    assert episodes.left_it(calls, 0) is False  # w: done again 4 calls later
+    calls[5] = {**calls[3], "ok": True}
+    assert episodes.left_it(calls, 3) is True  # x run again and passing: the problem is gone
+    calls[13] = dict(calls[1])  # the same error, 10 calls after call 3: still within reach
+    assert episodes.left_it(calls, 3) is False
+    assert episodes.left_it(calls, 14) is None  # nothing followed
 
 
 def test_the_comparison_needs_enough_loops_on_both_sides() -> None:
     from metacog.report.figures import MIN_EPISODES, helped
 
-    few = helped({"spoke": [1, 2], "silent": [3, 4, 5]}, {"spoke": 0, "silent": 1})
+    few = helped({"spoke": [1, 2], "silent": [3, 4, 5]}, {"spoke": 0, "silent": 1}, {})
     assert few["verdict"].startswith("too few loops to tell: 2 where metacog spoke, 3 where")
     assert few["silent"]["episodes"] == 4 and few["silent"]["median_calls_after"] == 4
     many = helped(
-        {"spoke": [2] * MIN_EPISODES, "silent": [5] * MIN_EPISODES}, {"spoke": 0, "silent": 0}
+        {"spoke": [2] * MIN_EPISODES, "silent": [5] * MIN_EPISODES},
+        {"spoke": 0, "silent": 0},
+        {"spoke": [1000] * MIN_EPISODES, "silent": [4000] * MIN_EPISODES},
     )
-    assert "median 2 calls later" in many["verdict"] and "not proof" in many["verdict"]
+    assert "median 2 calls and 1,000 tokens later" in many["verdict"]
+    assert "against 5 calls and 4,000 tokens" in many["verdict"] and "not proof" in many["verdict"]
+    assert "would have spoken" in many["silent"]["what"] and "spoke" in many["spoke"]["what"]
 
 
 def test_terminal_summary_fits_one_screen_numbers_right_aligned(tmp_path: Path) -> None:
@@ -331,3 +345,101 @@ def test_the_report_writes_nothing_of_the_persons(tmp_path: Path, isolated_home:
     assert not isolated_home.exists(), list(isolated_home.rglob("*"))
     assert sorted(p.name for p in folder.iterdir()) == before
     assert list((tmp_path / "proj").rglob("*")) == [tmp_path / "proj" / ".git"]
+
+
+def test_recurring_problems_across_sessions_and_projects(tmp_path: Path) -> None:
+    transcript(tmp_path / "a.jsonl", "PFFFFRP", cwd="/work/one")
+    transcript(
+        tmp_path / "b.jsonl",
+        "PPFP",
+        cwd="/work/one",
+        start=datetime(2026, 2, 1, tzinfo=timezone.utc),
+    )
+    transcript(
+        tmp_path / "c.jsonl",
+        "FFFFP",
+        cwd="/work/two",
+        start=datetime(2026, 3, 1, tzinfo=timezone.utc),
+    )
+    transcript(tmp_path / "d.jsonl", "PPP", cwd="/work/two")
+    out = report(str(tmp_path))
+    recurring = out["recurring"]
+    [row] = recurring["overall"]  # the ZeroDivisionError, in 3 of the 4 sessions
+    assert row["problem"].startswith("ZeroDivisionError") and row["what"] == row["problem"]
+    assert (row["sessions"], row["times"], row["projects"]) == (3, 9, 2)
+    # Its two loops: calls 1-4 then 5 passing (a), calls 0-3 running to the end (c).
+    assert (row["loops"], row["loop_calls"]) == (2, 4 + 4)
+    assert (
+        row["loop_tokens"] == sum(e["tokens"] for s in out["sessions"] for e in s["episodes"])
+        and row["loop_tokens"] > 0
+    )
+    first = datetime(2026, 1, 1, tzinfo=timezone.utc).timestamp()
+    assert row["first_seen"] == first + 20 and row["last_seen"] == first + 59 * 86400 + 40
+    assert list(recurring["projects"]) == ["/work/one"]  # two's one session is no recurrence
+    assert recurring["projects"]["/work/one"][0]["sessions"] == 2
+    assert "problems" not in out["sessions"][0]
+    shown = cli("report", str(tmp_path)).stdout
+    assert "Recurring: problems back in 2+ sessions" in shown
+    line = next(x for x in shown.splitlines() if x.strip().startswith("ZeroDivisionError"))
+    assert line.split()[-6:-2] == ["3", "9", "8", terminal.count(row["loop_tokens"])]
+    assert line.split()[-2:] == ["2026-01-01", "2026-03-01"]
+
+
+def test_the_same_report_from_one_process_or_several(tmp_path: Path) -> None:
+    from metacog import report as build
+
+    for n, steps in enumerate(["PFFFFRP", "PPFP", "FFFFP", "PPP", "PFFRPFFFF"]):
+        transcript(tmp_path / f"s{n}.jsonl", steps, cwd=f"/work/p{n % 2}")
+    (tmp_path / "empty.jsonl").write_text("")
+    (tmp_path / "other.jsonl").write_text('{"type": "stuck"}\n')
+    files = sorted(str(p) for p in tmp_path.glob("*.jsonl"))
+    one = build.build(files, timelines=True, workers=1)
+    several = build.build(files, timelines=True, workers=3)
+    assert one == several and one["files"]["read"] == 5 and one["files"]["empty"] == 1
+    assert [s["file"] for s in several["sessions"]] == [f for f in files if "/s" in f]
+
+
+def _live_session(folder: Path, sid: str, keep_attachments: bool) -> Path:
+    """The captured live transcript as session `sid`, its calls run through the real hook
+    into metacog's state (what metacog sent); without its hook_additional_context lines
+    when Claude Code is to have dropped them."""
+    from metacog import hook, paths, replay
+
+    lines = LIVE.read_text().splitlines()
+    if not keep_attachments:
+        lines = [line for line in lines if "hook_additional_context" not in line]
+    path = folder / f"{sid}.jsonl"
+    path.write_text("".join(line + "\n" for line in lines))
+    for _, payload in replay.events(lines):
+        payload.update(session_id=sid, transcript_path=str(path))
+        now = payload.pop("_ts")
+        hook.handle(json.dumps(payload).encode(), paths.state_dir(), now)
+    return path
+
+
+def test_proof_of_delivery_sent_against_arrived(tmp_path: Path, isolated_home: Path) -> None:
+    from metacog import paths
+    from metacog.report import delivery
+
+    projects = tmp_path / "projects"
+    (projects / "-work-proj").mkdir(parents=True)
+    _live_session(projects / "-work-proj", "aaaa-1111", keep_attachments=True)
+    out = report(str(projects))
+    figures = out["delivery"]
+    assert (figures["sessions"], figures["lines_arrived"], figures["none_arrived_count"]) == (
+        1,
+        1,
+        0,
+    )
+    assert figures["signals_sent"] >= 1
+    assert delivery.check(paths.state_dir(), str(projects)) == ""
+
+    lost = _live_session(projects / "-work-proj", "bbbb-2222", keep_attachments=False)
+    out = report(str(projects))
+    assert out["delivery"]["none_arrived_count"] == 1
+    assert out["delivery"]["none_arrived"][0]["file"] == str(lost)
+    shown = " ".join(cli("report", str(projects)).stdout.split())
+    assert "in 1 session(s) none arrived" in shown
+    assert delivery.check(paths.state_dir(), str(projects)).startswith(
+        "in 1 of the 2 latest session(s) where metacog spoke, none of its lines reached"
+    )

@@ -8,6 +8,7 @@ missing browser fails it instead.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -137,6 +138,10 @@ def test_the_page_draws_every_timeline_in_a_real_browser(tmp_path: Path) -> None
     source = page.read_text()
     assert not re.search(r"<link|<img|\ssrc=|url\(|@import", source), "the page must load nothing"
     assert "default-src 'none'" in source
+    # The failing command of a.jsonl came back in b.jsonl: a recurring problem, in words.
+    recurring = source.split("<h2>Recurring: problems and mistakes that came back</h2>", 1)[1]
+    assert re.match(r"<p>.*?</p><table>.*?<td>ZeroDivisionError", recurring), recurring[:600]
+    assert "e+0" not in source  # token counts read as 1.2M, never 1.19175e+06
 
     dom = browse(page, tmp_path, "--dump-dom").stdout
     assert 'data-timelines="3"' in dom, dom[-2000:]  # the script ran and drew all three sessions
@@ -172,3 +177,55 @@ def test_a_missing_browser_fails_where_the_suite_is_required(
         "apt-get install -y -qq chromium"
         in (Path(__file__).resolve().parents[1] / ".ci" / "run").read_text()
     )
+
+
+HOSTILE = "<!-- </script><script>throw 1</script> \u2028\u2029 \\ud800 ]]> &amp; \" '"
+
+
+def console_errors(stderr: str) -> list[str]:
+    """What Chromium (--enable-logging=stderr) logged from the page's console and scripts."""
+    return [
+        line
+        for line in stderr.splitlines()
+        if "CONSOLE" in line and ("Uncaught" in line or "Error" in line or ":ERROR:" in line)
+    ]
+
+
+def draw(page: Path, tmp_path: Path) -> tuple[str, list[str]]:
+    shown = browse(page, tmp_path, "--dump-dom", "--enable-logging=stderr", "--v=0")
+    return shown.stdout, console_errors(shown.stderr)
+
+
+@pytest.mark.slow
+def test_every_timeline_is_drawn_whatever_the_transcripts_hold(tmp_path: Path) -> None:
+    # What metacog said is quoted from the transcript verbatim: anything a person's history
+    # holds can reach the page's embedded data, and one bad character used to break it all.
+    folder = tmp_path / "history"
+    folder.mkdir()
+    lines = LIVE.read_text().splitlines()
+    for n, text in enumerate([HOSTILE, "metacog: " + "<!--x" * 30_000, "metacog: \ud800 \udfff"]):
+        edited = []
+        for line in lines:
+            entry = json.loads(line)
+            attachment = entry.get("attachment") or {}
+            if attachment.get("type") == "hook_additional_context":
+                attachment["content"] = [
+                    text if text.startswith("metacog: ") else "metacog: " + text
+                ]
+            edited.append(json.dumps(entry))  # ensure_ascii: a lone surrogate is written \ud800
+        (folder / f"live-{n}.jsonl").write_text("\n".join(edited) + "\n")
+    transcript(folder / "plain.jsonl", "PFFFFRP")
+    page = tmp_path / "report.html"
+    result = cli("report", str(folder), "--html", str(page))
+    assert result.exit_code == 0, result.output
+    source = page.read_text()
+    data = source.split('id="report-data">', 1)[1].split("</script>", 1)[0]
+    assert "<" not in data and "\u2028" not in data, "the embedded data holds raw markup"
+    dom, errors = draw(page, tmp_path)
+    assert not errors, errors
+    assert 'data-timelines="4"' in dom, dom[-2000:]
+    assert (
+        dom.count("<title>note: metacog: &lt;!-- &lt;/script&gt;")
+        + dom.count("<title>nociception: metacog: &lt;!-- &lt;/script&gt;")
+        >= 1
+    ), "the hostile text is shown as text"

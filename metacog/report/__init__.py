@@ -8,10 +8,11 @@ session up, terminal.py and page.py show the result.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
-from metacog import replay
-from metacog.report import figures, sources
+from metacog import paths, replay
+from metacog.report import delivery, figures, sources
 
 
 def build(
@@ -20,17 +21,32 @@ def build(
     project: str = "",
     timelines: bool = False,
     progress: Callable[[int, str], None] | None = None,
+    keep_calls: bool = False,
+    workers: int | None = None,
 ) -> dict:
-    """The report over `files` (transcript paths), as one JSON-ready object."""
-    tally = figures.Tally(timelines)
+    """The report over `files` (transcript paths), as one JSON-ready object; `keep_calls`
+    keeps each call's time and window (`_ts`, `_agent`) for benchmarks/bench_report_loops.py;
+    `workers`: processes replaying files (default: one per core; 1 reads in this process)."""
+    tally = figures.Tally(timelines, keep_calls)
 
     def empty() -> None:
         tally.empty += 1
 
+    summarize = functools.partial(figures.summarize, timelines=timelines, keep_calls=keep_calls)
     read = sources.read_all(
-        files, tally.add, tally.skip, empty, replay.global_settings(), since, project, progress
+        files,
+        summarize,
+        tally.merge,
+        tally.skip,
+        empty,
+        replay.global_settings(),
+        since,
+        project,
+        progress,
+        workers,
     )
     report = tally.finish()
+    report["delivery"] = delivery.compare(report["sessions"], delivery.sent(paths.state_dir()))
     report["files"] = {
         "listed": len(files),
         "read": read,

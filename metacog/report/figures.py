@@ -14,12 +14,15 @@ from __future__ import annotations
 from array import array
 from statistics import mean, median
 
-from metacog.report import episodes
+from metacog.report import episodes, recurring
 from metacog.senses import SENSES
 
 MIN_EPISODES = 20  # fewer on either side: no comparison is stated
 TIMELINE_CALLS = 5000  # calls drawn per session at most; a longer one is drawn up to there
 TEXT_CAP = 400
+PROBLEMS_KEPT = (
+    200  # per session: the most frequent; a session of thousands of distinct errors is capped
+)
 
 
 def _sense_of(said: dict, by_at: dict[int, list[dict]]) -> str:
@@ -30,93 +33,141 @@ def _sense_of(said: dict, by_at: dict[int, list[dict]]) -> str:
     return (same or here or [{"sense": "note"}])[0]["sense"]
 
 
+def summarize(result: dict, timelines: bool = False, keep_calls: bool = False) -> dict:
+    """One replay result as the compact summary the report keeps: run in the worker that
+    replayed the file, so only this (not every call) crosses to the process adding up."""
+    calls = result.get("calls") or []
+    signals = result.get("signals") or []
+    said = result.get("said") or []
+    live = bool(said)
+    by_at: dict[int, list[dict]] = {}
+    for signal in signals:
+        by_at.setdefault(signal.get("at", -1), []).append(signal)
+    for item in said:
+        item["sense"] = _sense_of(item, by_at)
+    heard = said if live else signals  # what reached the agent, or what would have
+    left = {id(item): episodes.left_it(calls, item.get("at", -1)) for item in heard}
+    loops = episodes.find(calls, [s["at"] for s in signals if episodes.is_loop(s["sense"])])
+    live_loop_at = sorted(s["at"] for s in said if episodes.is_loop(s["sense"]))
+    replay_loop_at = sorted(s["at"] for s in signals if episodes.is_loop(s["sense"]))
+    found = []
+    for ep in loops:
+        order = ep["_order"]
+        inside = set(order[order.index(ep["start"]) : order.index(ep["last"]) + 1])
+        spoke = next((a for a in live_loop_at if a in inside), None)
+        would = next((a for a in replay_loop_at if a in inside), None)
+        at = spoke if spoke is not None else would
+        kind = "spoke" if spoke is not None else "silent" if would is not None else "unseen"
+        found.append(
+            {
+                "start": ep["start"],
+                "last": ep["last"],
+                "end": ep["end"],
+                "resolved": ep["resolved"],
+                "calls": ep["calls"],
+                "seconds": ep["seconds"],
+                "tokens": ep["tokens"],
+                "agent": ep["agent"],
+                "problem": ep["problem"],
+                "side": kind,
+                "spoke_at": at,
+                "calls_after": episodes.calls_after(ep, at) if at is not None else None,
+                "tokens_after": episodes.tokens_after(calls, ep, at) if at is not None else None,
+                "t0": calls[ep["start"]].get("ts", 0.0),
+                "t1": calls[ep["end"] if ep["end"] is not None else ep["last"]].get("ts", 0.0),
+            }
+        )
+    times = [c.get("ts", 0.0) for c in calls] + list(result.get("prompts") or [])
+    started = min(times) if times else 0.0
+    problems: dict[str, dict] = {}
+    for c in calls:
+        if not c.get("ok", True):
+            row = problems.setdefault(episodes.problem_of(c), _problem_row(c.get("ts", 0.0)))
+            row["times"] += 1
+            row["last_seen"] = max(row["last_seen"], c.get("ts", 0.0))
+    for ep in found:
+        row = problems.setdefault(ep["problem"], _problem_row(ep["t0"]))
+        row["times"] = max(row["times"], 1)
+        row["loops"] += 1
+        row["loop_calls"] += ep["calls"]
+        row["loop_tokens"] += ep["tokens"]
+    summary = {
+        "file": result.get("file", ""),
+        "project": result.get("cwd", "") or "(unknown)",
+        "started": started,
+        "ended": max(times) if times else 0.0,
+        "live": live,
+        "calls": len(calls),
+        "errors": sum(1 for c in calls if not c.get("ok", True)),
+        "tokens": result.get("tokens", 0),
+        "prompts": len(result.get("prompts") or []),
+        "said": [_slim(s, left.get(id(s))) for s in said],
+        "would_say": [_slim(s, left.get(id(s))) for s in signals],
+        "episodes": found,
+        "problems": dict(sorted(problems.items(), key=lambda kv: -kv[1]["times"])[:PROBLEMS_KEPT]),
+    }
+    if timelines:
+        summary["timeline"] = _timeline(
+            calls[:TIMELINE_CALLS], started, result.get("prompts") or []
+        )
+    if keep_calls:
+        summary["_ts"] = [c.get("ts", 0.0) for c in calls]
+        summary["_agent"] = [c.get("agent", "") for c in calls]
+    return summary
+
+
+def _problem_row(ts: float) -> dict:
+    return {
+        "times": 0,
+        "loops": 0,
+        "loop_calls": 0,
+        "loop_tokens": 0,
+        "first_seen": ts,
+        "last_seen": ts,
+    }
+
+
 class Tally:
-    def __init__(self, timelines: bool = False) -> None:
+    def __init__(self, timelines: bool = False, keep_calls: bool = False) -> None:
         self.timelines = timelines
+        self.keep_calls = keep_calls
         self.sessions: list[dict] = []
         self.skipped: list[dict] = []
         self.empty = 0
         self.projects: dict[str, dict] = {}
         self.senses = {side: {} for side in ("said", "would")}
         self.after: dict[str, list[int]] = {"spoke": [], "silent": []}
+        self.tokens_after: dict[str, list[int]] = {"spoke": [], "silent": []}
         self.open = {"spoke": 0, "silent": 0}
+        self.recurring = recurring.Recurring()
 
     def skip(self, path: str, reason: str) -> None:
         self.skipped.append({"file": path, "reason": reason})
 
     def add(self, result: dict) -> dict:
         """Fold one replay result in; the session's summary."""
-        calls = result.get("calls") or []
-        signals = result.get("signals") or []
-        said = result.get("said") or []
-        live = bool(said)
-        by_at: dict[int, list[dict]] = {}
-        for signal in signals:
-            by_at.setdefault(signal.get("at", -1), []).append(signal)
-        for item in said:
-            item["sense"] = _sense_of(item, by_at)
-        heard = said if live else signals  # what reached the agent, or what would have
-        side = self.senses["said" if live else "would"]
-        for item in heard:
-            changed = episodes.changed_course(calls, item.get("at", -1))
+        return self.merge(summarize(result, self.timelines, self.keep_calls))
+
+    def merge(self, summary: dict) -> dict:
+        """Fold one session's summary (from `summarize`, perhaps in another process) in."""
+        side = self.senses["said" if summary["live"] else "would"]
+        for item in summary["said"] if summary["live"] else summary["would_say"]:
             for sense in item["sense"].split("+"):
-                row = side.setdefault(sense, {"spoke": 0, "followed": 0, "changed": 0})
+                row = side.setdefault(sense, {"spoke": 0, "followed": 0, "left": 0})
                 row["spoke"] += 1
-                if changed is not None:
+                if item.get("left") is not None:
                     row["followed"] += 1
-                    row["changed"] += changed
-        loops = episodes.find(calls, [s["at"] for s in signals if episodes.is_loop(s["sense"])])
-        live_loop_at = sorted(s["at"] for s in said if episodes.is_loop(s["sense"]))
-        replay_loop_at = sorted(s["at"] for s in signals if episodes.is_loop(s["sense"]))
-        found = []
-        for ep in loops:
-            inside = set(
-                ep["_order"][ep["_order"].index(ep["start"]) : ep["_order"].index(ep["last"]) + 1]
-            )
-            spoke = next((a for a in live_loop_at if a in inside), None)
-            at = spoke if spoke is not None else next(a for a in replay_loop_at if a in inside)
-            kind = "spoke" if spoke is not None else "silent"
-            after = episodes.calls_after(ep, at)
-            if after is None:
+                    row["left"] += item["left"]
+        for ep in summary["episodes"]:
+            kind = ep["side"]
+            if kind == "unseen":
+                continue
+            if ep["calls_after"] is None:
                 self.open[kind] += 1
             else:
-                self.after[kind].append(after)
-            found.append(
-                {
-                    "start": ep["start"],
-                    "end": ep["end"],
-                    "resolved": ep["resolved"],
-                    "calls": ep["calls"],
-                    "seconds": ep["seconds"],
-                    "tokens": ep["tokens"],
-                    "agent": ep["agent"],
-                    "side": kind,
-                    "spoke_at": at,
-                    "calls_after": after,
-                    "t0": calls[ep["start"]].get("ts", 0.0),
-                    "t1": calls[ep["end"] if ep["end"] is not None else ep["last"]].get("ts", 0.0),
-                }
-            )
-        times = [c.get("ts", 0.0) for c in calls] + list(result.get("prompts") or [])
-        started = min(times) if times else 0.0
-        summary = {
-            "file": result.get("file", ""),
-            "project": result.get("cwd", "") or "(unknown)",
-            "started": started,
-            "ended": max(times) if times else 0.0,
-            "live": live,
-            "calls": len(calls),
-            "errors": sum(1 for c in calls if not c.get("ok", True)),
-            "tokens": result.get("tokens", 0),
-            "prompts": len(result.get("prompts") or []),
-            "said": [_slim(s) for s in said],
-            "would_say": [_slim(s) for s in signals],
-            "episodes": found,
-        }
-        if self.timelines:
-            summary["timeline"] = _timeline(
-                calls[:TIMELINE_CALLS], started, result.get("prompts") or []
-            )
+                self.after[kind].append(ep["calls_after"])
+                self.tokens_after[kind].append(ep["tokens_after"] or 0)
+        self.recurring.add(summary)
         self.sessions.append(summary)
         project = self.projects.setdefault(summary["project"], _zero())
         _count(project, summary)
@@ -136,28 +187,34 @@ class Tally:
             ordered = {name: rows[name] for name in names if name in rows}
             ordered.update({k: v for k, v in rows.items() if k not in ordered})
             for row in ordered.values():
-                row["changed_share"] = (
-                    round(row["changed"] / row["followed"], 3) if row["followed"] else None
+                row["left_share"] = (
+                    round(row["left"] / row["followed"], 3) if row["followed"] else None
                 )
             per_sense[side] = ordered
+        for session in self.sessions:
+            session.pop("problems", None)  # in `recurring`, summed: per session it is noise
         return {
             "totals": total,
             "projects": dict(sorted(self.projects.items(), key=lambda kv: -kv[1]["calls"])),
             "per_sense": per_sense,
-            "helped": helped(self.after, self.open),
+            "helped": helped(self.after, self.open, self.tokens_after),
+            "recurring": self.recurring.finish(),
             "skipped": self.skipped,
             "empty_files": self.empty,
             "sessions": self.sessions,
         }
 
 
-def _slim(signal: dict) -> dict:
-    text = str(signal.get("text", ""))
+def _slim(signal: dict, left: bool | None = None) -> dict:
+    # A lone surrogate (a transcript's \ud800) is valid JSON but no character: Chromium
+    # crashed serializing a page that showed one, so it is written "?" here.
+    text = str(signal.get("text", "")).encode("utf-8", "replace").decode("utf-8")
     return {
         "at": signal.get("at", -1),
         "t": signal.get("t", 0.0),
         "sense": signal.get("sense", ""),
         "text": text if len(text) <= TEXT_CAP else text[: TEXT_CAP - 1] + "…",
+        "left": left,
     }
 
 
@@ -204,17 +261,34 @@ def _timeline(calls: list[dict], started: float, prompts: list[float]) -> dict:
     }
 
 
-def helped(after: dict[str, list[int]], still_open: dict[str, int]) -> dict:
-    """Calls from metacog speaking about a loop to its end, against the same count from the
-    point where it would have spoken in sessions where it did not; and what can be said."""
+SIDES = {
+    "spoke": "loops where metacog was active and spoke about the loop (what it said reached the "
+    "agent): counted from the call it spoke after",
+    "silent": "loops in sessions without metacog, or where it was silent: counted from the call "
+    "after which it would have spoken (the same senses, replayed)",
+}
+
+
+def helped(
+    after: dict[str, list[int]],
+    still_open: dict[str, int],
+    tokens: dict[str, list[int]],
+) -> dict:
+    """Calls and tokens from metacog speaking about a loop to the loop's end, against the same
+    from the point where it would have spoken in sessions where it did not (the same loop
+    model on both sides); and what can be said."""
     out: dict = {"min_episodes": MIN_EPISODES}
     for side, values in after.items():
+        spent = tokens.get(side) or []
         out[side] = {
+            "what": SIDES[side],
             "episodes": len(values) + still_open[side],
             "ended": len(values),
             "still_looping_at_end": still_open[side],
             "median_calls_after": median(values) if values else None,
             "mean_calls_after": round(mean(values), 2) if values else None,
+            "median_tokens_after": round(median(spent)) if spent else None,
+            "mean_tokens_after": round(mean(spent)) if spent else None,
         }
     spoke, silent = out["spoke"], out["silent"]
     if not spoke["ended"] or not silent["ended"]:
@@ -229,9 +303,11 @@ def helped(after: dict[str, list[int]], still_open: dict[str, int]) -> dict:
         )
     else:
         out["verdict"] = (
-            f"after metacog spoke, loops ended a median {spoke['median_calls_after']:g} calls later "
-            f"({spoke['ended']} loops), against {silent['median_calls_after']:g} where it was silent "
-            f"or not installed ({silent['ended']} loops). Different sessions and tasks, not a "
-            "controlled trial: a difference is a hint, not proof that metacog caused it"
+            f"after metacog spoke, loops ended a median {spoke['median_calls_after']:g} calls and "
+            f"{spoke['median_tokens_after']:,} tokens later ({spoke['ended']} loops), against "
+            f"{silent['median_calls_after']:g} calls and {silent['median_tokens_after']:,} tokens "
+            f"from where it would have spoken where it was silent or not installed "
+            f"({silent['ended']} loops). Different sessions and tasks, not a controlled trial: a "
+            "difference is a hint, not proof that metacog caused it"
         )
     return out

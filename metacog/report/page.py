@@ -12,14 +12,23 @@ import html
 import json
 
 from metacog.fsutil import atomic_write
+from metacog.report import delivery
 from metacog.report.sources import utc
-from metacog.report.terminal import count, loop_row, num, project_name, share
+from metacog.report.terminal import (
+    RECURRING_HEADER,
+    count,
+    loop_row,
+    num,
+    project_name,
+    recurring_row,
+    share,
+)
 
 STYLE = """
 body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;background:#fff}
 h1{font-size:20px}h2{font-size:16px;margin-top:28px}
 table{border-collapse:collapse;margin:8px 0}td,th{padding:3px 10px;border-bottom:1px solid #ddd}
-td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}th{text-align:left;background:#f4f4f4}
+td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}th{text-align:left;background:#f4f4f4}
 .session{margin:14px 0;border-top:1px solid #eee;padding-top:6px}.meta{color:#555;font-size:12px}
 svg.timeline{display:block;width:100%;height:46px;background:#fafafa}
 .legend span{margin-right:14px;font-size:12px}.ok{color:#8a8a8a}.err{color:#d62728}.said{color:#1f5fbf}
@@ -121,6 +130,9 @@ def render(report: dict) -> str:
         f"metacog said {total['said']:,} thing(s), and would have said {total['would_say']:,} where it was "
         "not active.</p>",
     ]
+    said_so = delivery.verdict(report["delivery"]) if report.get("delivery") else ""
+    if said_so:
+        parts.append(f"<p>{html.escape(said_so)}</p>")
     if report["skipped"]:
         items = "".join(
             f"<li>{html.escape(s['file'])}: {html.escape(s['reason'])}</li>"
@@ -140,14 +152,26 @@ def render(report: dict) -> str:
             helped[side]["ended"],
             num(helped[side]["median_calls_after"]),
             num(helped[side]["mean_calls_after"]),
+            _tokens(helped[side]["median_tokens_after"]),
+            _tokens(helped[side]["mean_tokens_after"]),
         ]
         for side, name in (("spoke", "metacog spoke"), ("silent", "silent or not installed"))
     ]
+    sides = "".join(
+        f"<li><b>{name}</b>: {html.escape(helped[side]['what'])}</li>"
+        for side, name in (("spoke", "metacog spoke"), ("silent", "silent or not installed"))
+    )
     parts += [
-        "<h2>Whether it helped: calls from speaking about a loop until it ended</h2>",
-        _table(["", "loops", "ended", "median", "mean"], rows),
+        "<h2>Whether it helped: calls and tokens from speaking about a loop to its end</h2>",
+        f"<ul>{sides}</ul><p>Both sides use the same loop model: a loop begins at the first "
+        "occurrence of the repeated problem and ends when it is solved or the agent moved on.</p>",
+        _table(
+            ["", "loops", "ended", "median calls", "mean calls", "median tokens", "mean tokens"],
+            rows,
+        ),
         f'<p class="verdict">{html.escape(helped["verdict"])}</p>',
     ]
+    parts += _recurring(report.get("recurring") or {})
     said, would = report["per_sense"]["said"], report["per_sense"]["would"]
     rows = [
         [
@@ -160,8 +184,11 @@ def render(report: dict) -> str:
         for name in dict.fromkeys([*said, *would])
     ]
     parts += [
-        "<h2>Per sense: how often it spoke, and the agent changed course within 3 calls</h2>",
-        _table(["", "said", "changed course", "would have said", "changed course"], rows),
+        "<h2>Per sense: how often it spoke, and how often the agent left it</h2>",
+        "<p>Left it: none of the next 10 calls repeated the call or the error the signal came "
+        "after. <i>said</i>: sessions where metacog was active; <i>would have said</i>: the "
+        "same senses replayed where it was not.</p>",
+        _table(["", "said", "left it", "would have said", "left it"], rows),
     ]
     parts.append(
         '<h2>Sessions</h2><p class="legend"><span class="ok">| call</span><span class="err">| error</span>'
@@ -192,8 +219,12 @@ def render(report: dict) -> str:
         },
         separators=(",", ":"),
     )
-    # Inside a <script> element only "</" can end it early: a transcript's text is anyone's.
-    data = data.replace("</", "<\\/").replace("<!--", "<\\!--")
+    # A transcript's text is anyone's: in a <script> element "</script" ends it and "<!--"
+    # changes how it is parsed, and "<\\!--" (the old escape) is no JSON escape, so JSON.parse
+    # threw on every real history quoting an HTML comment. Outside strings JSON holds no "<",
+    # ">" or "&", so writing them as \u escapes changes no value; ensure_ascii already wrote
+    # U+2028/U+2029 and lone surrogates as escapes.
+    data = data.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     csp = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
@@ -202,6 +233,28 @@ def render(report: dict) -> str:
         f'<script type="application/json" id="report-data">{data}</script><script>{SCRIPT}</script>'
         "</body></html>\n"
     )
+
+
+def _recurring(recurring: dict) -> list[str]:
+    header = ["problem or mistake", *RECURRING_HEADER[1:]]
+    out = [
+        "<h2>Recurring: problems and mistakes that came back</h2>",
+        f"<p>In {recurring.get('min_sessions', 2)} sessions or more: how many times, the calls and "
+        "tokens spent in loops on it, first and last seen (UTC). The ones at the top are the "
+        "lines of CLAUDE.md worth writing.</p>",
+    ]
+    overall = recurring.get("overall") or []
+    if not overall:
+        return [*out, "<p>None yet.</p>"]
+    out.append(_table(header, [recurring_row(r, 160, "what") for r in overall]))
+    for project, rows in (recurring.get("projects") or {}).items():
+        out.append(f"<h3>{html.escape(project_name(project))}</h3>")
+        out.append(_table(header, [recurring_row(r, 160, "what") for r in rows]))
+    return out
+
+
+def _tokens(value: int | None) -> str:
+    return "-" if value is None else count(value)
 
 
 def _n(row: dict | None, key: str) -> str:

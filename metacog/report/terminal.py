@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
+from metacog.report import delivery
 from metacog.report.sources import utc
 
 PROJECTS_SHOWN = 4
@@ -81,9 +82,12 @@ def render(report: dict) -> str:
         parts = [f"{len(skipped):,} file(s) skipped"] if skipped else []
         parts += [f"{empty:,} empty"] if empty else []
         lines.append(f"  {', '.join(parts)} (--json lists them)")
+    said_so = delivery.verdict(report["delivery"]) if report.get("delivery") else ""
+    if said_so:
+        lines += textwrap.wrap(said_so, WIDTH, initial_indent="  ", subsequent_indent="  ")
     lines += [
         "",
-        "Loops: stuck episodes, where a loop sense spoke or would have (README: metacog report)",
+        "Loops: the same problem 3+ times, until solved or left (docs/report.md)",
     ]
     rows = [loop_row("all", total)]
     projects = list(report["projects"].items())
@@ -98,7 +102,11 @@ def render(report: dict) -> str:
             f"  … and {len(projects) - PROJECTS_SHOWN} more projects (--json lists them all)"
         )
     helped = report["helped"]
-    lines += ["", "Whether it helped: calls from metacog speaking about a loop until it ended"]
+    lines += [
+        "",
+        "Whether it helped: calls and tokens from metacog speaking about a loop (or, where it",
+        "was silent or not installed, from where it would have spoken) to the loop's end",
+    ]
     rows = []
     for side, name in (("spoke", "metacog spoke"), ("silent", "silent or not installed")):
         row = helped[side]
@@ -109,11 +117,17 @@ def render(report: dict) -> str:
                 f"{row['ended']:,}",
                 num(row["median_calls_after"]),
                 num(row["mean_calls_after"]),
+                "-" if row["median_tokens_after"] is None else count(row["median_tokens_after"]),
             ]
         )
-    lines += table(["", "loops", "ended", "median", "mean"], rows)
+    lines += table(["", "loops", "ended", "median calls", "mean calls", "median tokens"], rows)
     lines += textwrap.wrap(helped["verdict"], WIDTH, initial_indent="  ", subsequent_indent="  ")
-    lines += ["", "Per sense: how often it spoke, and the agent changed course within 3 calls"]
+    lines += recurring_lines(report.get("recurring") or {})
+    lines += [
+        "",
+        "Per sense: how often it spoke, and how often the agent left it (the next 10 calls did",
+        "not repeat the call or the error it spoke after)",
+    ]
     said, would = report["per_sense"]["said"], report["per_sense"]["would"]
     names = list(dict.fromkeys([*said, *would]))
     rows = [
@@ -127,10 +141,47 @@ def render(report: dict) -> str:
         for name in names
     ]
     if rows:
-        lines += table(["", "said", "changed", "would have said", "changed"], rows)
+        lines += table(["", "said", "left it", "would have said", "left it"], rows)
     else:
         lines.append("  no signal in these sessions")
     return "\n".join(lines)
+
+
+RECURRING_SHOWN = 8
+WHAT_WIDTH = 28
+RECURRING_HEADER = ["", "sessions", "times", "in loops", "tokens", "first", "last seen"]
+
+
+def recurring_row(row: dict, width: int = WHAT_WIDTH, key: str = "problem") -> list[str]:
+    """One recurring problem: on a screen by its short name (a kind of mistake,
+    "edit-before-read"; a signature), on the page in words."""
+    what = row[key] if len(row[key]) <= width else row[key][: width - 1] + "…"
+    return [
+        what,
+        f"{row['sessions']:,}",
+        f"{row['times']:,}",
+        f"{row['loop_calls']:,}",
+        count(row["loop_tokens"]),
+        utc(row["first_seen"])[:10],
+        utc(row["last_seen"])[:10],
+    ]
+
+
+def recurring_lines(recurring: dict) -> list[str]:
+    rows = recurring.get("overall") or []
+    lines = [
+        "",
+        f"Recurring: problems back in {recurring.get('min_sessions', 2)}+ sessions, and the calls "
+        "and tokens of loops on them",
+    ]
+    if not rows:
+        return [*lines, "  none yet"]
+    lines += table(RECURRING_HEADER, [recurring_row(r) for r in rows[:RECURRING_SHOWN]])
+    if len(rows) > RECURRING_SHOWN:
+        lines.append(
+            f"  … and {len(rows) - RECURRING_SHOWN} more (--json: recurring, per project too)"
+        )
+    return lines
 
 
 def num(value: float | None) -> str:
@@ -144,7 +195,7 @@ def _spoke(row: dict | None) -> str:
 def share(row: dict | None) -> str:
     if not row or not row["followed"]:
         return "-"
-    return f"{row['changed']}/{row['followed']} ({row['changed'] * 100 // row['followed']}%)"
+    return f"{row['left']}/{row['followed']} ({row['left'] * 100 // row['followed']}%)"
 
 
 def skipped_lines(report: dict, cap: int = 20) -> list[str]:

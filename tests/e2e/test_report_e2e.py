@@ -80,6 +80,15 @@ def test_report_reads_what_metacog_said(
         episode
     )
     assert report["helped"]["spoke"]["ended"] == 1 and report["helped"]["silent"]["episodes"] == 0
+    # Proof of delivery: metacog's state of the session says what it sent, the transcript
+    # what Claude Code put before the model.
+    delivered = report["delivery"]
+    assert (delivered["sessions"], delivered["lines_arrived"], delivered["none_arrived_count"]) == (
+        1,
+        1,
+        0,
+    ), delivered
+    assert delivered["signals_sent"] >= 1
 
     if os.environ.get("E2E_CAPTURE") == "1":
         FIXTURE.write_text("".join(line + "\n" for line in lines if kept(line)))
