@@ -165,9 +165,25 @@ MISTAKES = (
         "an Edit of a file changed since it was Read",
     ),
     (
-        re.compile(r"no such tool available", re.I),
+        # A tool that does not exist, or whose MCP server is not connected.
+        re.compile(
+            r"no such tool available|mcp server ['\"]?[\w.-]*['\"]? (?:is )?not (?:found|connected)"
+            r"|server ['\"]?[\w.-]+['\"]? not found",
+            re.I,
+        ),
         "no-such-tool",
         "a call to a tool that is not available",
+    ),
+    # A command that stopped to ask something no one at a terminal could answer.
+    (
+        re.compile(
+            r"EOF when reading a line|the input device is not a TTY|not a tty|no tty present"
+            r"|Inappropriate ioctl for device|Raw mode is not supported|prompts? (?:was |were )?"
+            r"(?:cancelled|canceled|aborted)",
+            re.I,
+        ),
+        "needs-input",
+        "a command that stopped to ask for input (pass its non-interactive flag, or pipe the answer)",
     ),
     (
         re.compile(

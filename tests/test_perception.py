@@ -406,3 +406,54 @@ def test_one_error_fixed_then_others_is_progress() -> None:
             edit(f"/home/dev/project/src/m{n}.ts", n),
         ]
     assert not any(said(calls))
+
+
+def test_a_command_that_asks_for_input_again_and_again() -> None:
+    calls = []
+    for n, command in enumerate(("npx create-next-app web", "npm init", "npx prisma migrate dev")):
+        error = (
+            f"Exit code 1\n? Would you like to continue? ›\nError: EOF when reading a line ({n})"
+        )
+        calls += [failed(command, error), bash(f"git log -{n + 1}", f"c{n}")]
+    out = said(calls)
+    assert "stopped to ask for input" in out[4] and not any(out[:4])
+
+
+def test_an_mcp_server_that_is_not_connected_whichever_tool_is_called() -> None:
+    calls = []
+    for n, tool in enumerate(("mcp__attio__search", "mcp__attio__get", "mcp__attio__create")):
+        calls += [
+            refused(tool, 'Error: MCP server "attio" is not connected'),
+            bash(f"git log -{n + 1}", f"c{n}"),
+        ]
+    out = said(calls)
+    assert "tool that is not available" in out[4]
+
+
+def bash_output(status: str, stdout: str) -> dict:
+    payload = captured("PostToolUse", "Bash")
+    payload.update(
+        tool_name="BashOutput",
+        tool_input={"bash_id": "bash_5"},
+        tool_response={
+            "shellId": "bash_5",
+            "command": "npm run dev",
+            "status": status,
+            "exitCode": None,
+            "stdout": stdout,
+            "stderr": "",
+        },
+    )
+    return payload
+
+
+def test_waiting_on_a_background_job_is_not_going_in_circles() -> None:
+    calls = []
+    for _ in range(5):
+        calls += [bash("sleep 5", ""), bash_output("running", "compiling...")]
+    assert not any(said(calls))
+
+
+def test_polling_a_finished_job_again_and_again_is_circling() -> None:
+    calls = [bash_output("completed", "Server listening on :3000")] * 4
+    assert "4 times in a row with the same result" in said(calls)[3]

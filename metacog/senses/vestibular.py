@@ -64,7 +64,11 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
             f"{action['tool']} {quote(action['target'])} has found nothing {nothing} times, "
             "with nothing changed between. Is what you look for somewhere else, or named otherwise?",
         )
-    if repeat >= cfg["same_action"] and action.get("ok", True) and not asked:
+    if asked or action.get("waiting"):
+        # Waiting on a background job that is still running is not going in circles: the
+        # polls and the pauses between them repeat by design (issue 17, class 5).
+        return None
+    if repeat >= cfg["same_action"] and action.get("ok", True):
         if repeat % cfg["same_action"] == 0:
             mem["quiet_until"] = calls + cfg["cooldown_calls"]
             return Signal(
@@ -180,6 +184,8 @@ def _cycle(actions: list, repeats: int) -> list | None:
         span = length * repeats
         if len(actions) < span:
             continue
+        if any(a.get("waiting") for a in actions[-span:]):
+            continue  # sleep, poll a job still running, sleep, poll: waiting, not a cycle
         steps = [_step(a) for a in actions[-span:]]
         unit = steps[:length]
         if len(set(unit)) < length:
