@@ -243,13 +243,12 @@ def from_event(event: Event, now: float) -> dict:
             error = hidden_failure(tool, tool_input, response)
         result = output_checksum(response) if tool == "Bash" else checksum(response)
     cost = min(event.size, context_cost(tool, tool_input, response, error))
-    if tool in ("BashOutput", "TaskOutput") and not error and isinstance(response, dict):
-        if response.get("status") == "running":
-            record = make(
-                tool, target_of(tool, tool_input, event.cwd), "", result, cost, now, event.agent
-            )
-            record["waiting"] = True  # a background job still running: polling it is waiting
-            return record
+    polled = tool in ("BashOutput", "TaskOutput") and isinstance(response, dict)
+    if polled and not error and response.get("status") == "running":
+        target = target_of(tool, tool_input, event.cwd)
+        record = make(tool, target, "", result, cost, now, event.agent)
+        record["waiting"] = True  # a background job still running: polling it is waiting
+        return record
     if found_nothing(tool, tool_input, response, error):
         # An empty answer is an answer (`grep` says it with exit 1), not a failure.
         record = make(tool, target_of(tool, tool_input, event.cwd), "", 0, cost, now, event.agent)
