@@ -304,12 +304,12 @@ def _replay(
                     for payload in payloads:
                         payload["transcript_path"] = scratch
                         now = payload.pop("_ts")
-                        size = len(json.dumps(payload).encode())
+                        sent = len(json.dumps(payload).encode())
                         if payload["hook_event_name"].startswith("PostToolUse"):
                             tool_calls += 1
                             # Recorded first: the hook now shares the payload's values.
-                            _record(calls, by_id, {**payload, "_ts": now}, timeline, size)
-                        body = _handle(payload, size, state_dir, now)
+                            _record(calls, by_id, {**payload, "_ts": now}, timeline, sent)
+                        body = _handle(payload, sent, state_dir, now)
                         if body:
                             before, fired = fired, _fired(state_dir)
                             senses = [s for s in fired if fired[s] > before.get(s, 0)] or ["note"]
