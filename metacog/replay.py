@@ -20,6 +20,7 @@ reached the model as an `attachment` line of type `hook_additional_context`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
@@ -29,8 +30,9 @@ from datetime import datetime
 from typing import BinaryIO
 
 from metacog import action as actions
-from metacog import hook, state
+from metacog import config, hook, state
 from metacog.event import Event
+from metacog.events import HANDLERS
 from metacog.fsutil import Unreadable
 from metacog.senses import SENSES
 from metacog.transcript import content_text, usage_tokens
@@ -280,6 +282,7 @@ def _replay(
     with (
         tempfile.TemporaryDirectory(prefix="metacog-replay-", dir=_memory_dir()) as home,
         tempfile.TemporaryDirectory(prefix="metacog-replay-") as copy,
+        _held(),
     ):
         os.environ["METACOG_HOME"] = home
         try:
@@ -301,17 +304,15 @@ def _replay(
                     for payload in payloads:
                         payload["transcript_path"] = scratch
                         now = payload.pop("_ts")
-                        raw_payload = json.dumps(payload).encode()
-                        reply = hook.handle(raw_payload, state_dir=state_dir, now=now)
+                        sent = len(json.dumps(payload).encode())
                         if payload["hook_event_name"].startswith("PostToolUse"):
                             tool_calls += 1
-                            _record(
-                                calls, by_id, {**payload, "_ts": now}, timeline, len(raw_payload)
-                            )
-                        if reply:
+                            # Recorded first: the hook now shares the payload's values.
+                            _record(calls, by_id, {**payload, "_ts": now}, timeline, sent)
+                        body = _handle(payload, sent, state_dir, now)
+                        if body:
                             before, fired = fired, _fired(state_dir)
                             senses = [s for s in fired if fired[s] > before.get(s, 0)] or ["note"]
-                            body = json.loads(reply)
                             text = (body.get("hookSpecificOutput") or {}).get(
                                 "additionalContext", ""
                             )
@@ -359,6 +360,28 @@ def _replay(
     }
 
 
+@contextlib.contextmanager
+def _held() -> Iterator[None]:
+    """The session's state and the settings kept in this process for the replay (state.HELD,
+    config.HELD): the live hook's path is unchanged, and what the senses read is the same."""
+    state.HELD, config.HELD = {}, {}
+    try:
+        yield
+    finally:
+        state.HELD = config.HELD = None
+
+
+def _handle(payload: dict, size: int, state_dir: str, now: float) -> dict | None:
+    """The reply hook.handle would give to `payload` sent as `size` bytes of JSON, as the
+    object it would serialize: the payload already is what parsing its JSON gives (a
+    transcript line's values and replay's own strings and numbers), so it is handed over
+    as it is, and the reply read as it is."""
+    if size > hook.STDIN_CAP:
+        return None
+    handler = HANDLERS.get(payload.get("hook_event_name"))
+    return handler(Event(payload, size), state_dir, now) if handler else None
+
+
 def _memory_dir() -> str | None:
     """A folder in memory for the throwaway home, where there is one (Linux's /dev/shm): the
     hook renames its session state into place after every call, and on a disk those renames
@@ -375,7 +398,7 @@ def _record(
     responses since the previous call (the response that made this call among them)."""
     now = payload["_ts"]
     if payload.get("hook_event_name"):
-        act = actions.from_event(Event(payload, size), now)
+        act = actions.from_event(Event(payload, size), now, outcome=False)
     else:  # refused: no hook fired; the hook builds these from the transcript, in the main window
         name = payload.get("tool_name") or "?"
         tool_input = payload.get("tool_input") or {}

@@ -420,3 +420,74 @@ def test_no_perl_means_no_resident_and_says_so(
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
     result = cli("doctor")
     assert "no perl on PATH" in result.stdout and result.exit_code == 0
+
+
+# ------------------------------------------------------------- proof of delivery
+LIVE = ROOT / "tests" / "fixtures" / "transcript-live-2.1.328.jsonl"
+LOST_TEXT = "none of its lines reached the model"
+
+
+def _session(projects: Path, sid: str, delivered: bool, mtime: float) -> Path:
+    """The captured live transcript (metacog spoke in it) as session `sid`, each call sent
+    through the real hook so that metacog's state records what it sent; without Claude
+    Code's hook_additional_context lines when they are not to have arrived."""
+    from metacog import hook, paths, replay, state
+
+    lines = LIVE.read_text().splitlines()
+    if not delivered:
+        lines = [line for line in lines if "hook_additional_context" not in line]
+    path = projects / "-work-proj" / f"{sid}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(line + "\n" for line in lines))
+    for _, payload in replay.events(lines):
+        payload.update(session_id=sid, transcript_path=str(path))
+        now = payload.pop("_ts")
+        hook.handle(json.dumps(payload).encode(), paths.state_dir(), now)
+    os.utime(state.path_for(paths.state_dir(), sid), (mtime, mtime))
+    return path
+
+
+def _delivery_findings() -> list[dict]:
+    return [f for f in findings() if LOST_TEXT in f["text"]]
+
+
+def test_doctor_says_when_lines_metacog_sent_never_reached_the_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    projects = tmp_path / "claude" / "projects"
+    now = time.time()
+    _session(projects, "aaaa-1111", delivered=True, mtime=now - 60)
+    assert _delivery_findings() == []  # they arrived: silent
+
+    _session(projects, "bbbb-2222", delivered=False, mtime=now)
+    (lost,) = _delivery_findings()
+    assert lost["status"] == "problem"
+    assert lost["text"].startswith(
+        f"in 1 of the 2 latest session(s) where metacog spoke, {LOST_TEXT}"
+    )
+    assert "`metacog report` names the sessions" in lost["fix"]
+    shown = cli("doctor").stdout
+    assert f"PROBLEM  in 1 of the 2 latest session(s) where metacog spoke, {LOST_TEXT}" in shown
+
+
+def test_doctors_delivery_check_reads_the_newest_sessions_only_and_a_bounded_stretch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from metacog.report import delivery
+
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    projects = tmp_path / "claude" / "projects"
+    now = time.time()
+    lost = _session(projects, "bbbb-2222", delivered=False, mtime=now - 60)
+    _session(projects, "aaaa-1111", delivered=True, mtime=now)
+    assert len(_delivery_findings()) == 1
+    # Only the newest state file looked at: the older session's loss is not read.
+    monkeypatch.setattr(delivery, "CHECK_STATES", 1)
+    assert _delivery_findings() == []
+    monkeypatch.setattr(delivery, "CHECK_STATES", 100)
+    # A transcript longer than what doctor reads is left undecided, never called lost.
+    monkeypatch.setattr(delivery, "CHECK_BYTES", lost.stat().st_size // 2)
+    assert _delivery_findings() == []
+    monkeypatch.setattr(delivery, "CHECK_BYTES", lost.stat().st_size)
+    assert len(_delivery_findings()) == 1

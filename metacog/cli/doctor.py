@@ -552,6 +552,24 @@ def _store_findings(scope: str, entry: dict) -> list[dict]:
     return out
 
 
+def check_delivery() -> list[dict]:
+    """Whether the lines metacog sent in the latest sessions reached the model (bounded:
+    metacog.report.delivery.check reads the newest sessions only)."""
+    from metacog.report import delivery, sources
+
+    lost = delivery.check(paths.state_dir(), sources.projects_folder())
+    if not lost:
+        return []
+    return [
+        finding(
+            PROBLEM,
+            lost,
+            "`metacog report` names the sessions; an older Claude Code, or a hook whose output "
+            "is not read, drops the lines (the hooks check above)",
+        )
+    ]
+
+
 # ------------------------------------------------------------------------- whole
 def diagnose(cwd: str, now: float | None = None) -> list[dict]:
     now = time.time() if now is None else now
@@ -568,6 +586,7 @@ def diagnose(cwd: str, now: float | None = None) -> list[dict]:
         check_corrupt,
         lambda: check_config(project),
         lambda: check_stores(project),
+        check_delivery,
     ):
         try:
             findings.extend(check())

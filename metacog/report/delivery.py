@@ -24,10 +24,16 @@ SESSIONS_CAP = 2000  # state files looked at, newest first
 STATE_BYTES = 1 << 20
 PREFIX = "metacog:"
 CHECKED = 20  # `check`: the most recent sessions with signals looked up in the transcripts
+# `check` runs in `metacog doctor`, which stays fast on any history: the newest state files
+# only, and a transcript read only up to its first metacog line, never past CHECK_BYTES
+# (one larger with none of its lines in that stretch is left undecided, not called lost).
+CHECK_STATES = 100
+CHECK_BYTES = 64 << 20
 
 
-def sent(state_dir: str) -> dict[str, int]:
-    """Session id -> signals metacog gave in it, from its state files ('{}' when none)."""
+def sent(state_dir: str, cap: int = SESSIONS_CAP) -> dict[str, int]:
+    """Session id -> signals metacog gave in it, from its `cap` newest state files, newest
+    first ('{}' when none)."""
     folder = state.sessions_dir(state_dir)
     try:
         names = [n for n in os.listdir(folder) if n.endswith(".json")]
@@ -35,7 +41,7 @@ def sent(state_dir: str) -> dict[str, int]:
         return {}
     names.sort(key=lambda n: _mtime(os.path.join(folder, n)), reverse=True)
     out: dict[str, int] = {}
-    for name in names[:SESSIONS_CAP]:
+    for name in names[:cap]:
         try:
             with open(os.path.join(folder, name), "rb") as fh:
                 st = json.loads(fh.read(STATE_BYTES))
@@ -62,8 +68,9 @@ def session_of(transcript: str) -> str:
     return state.clean_session_id(name[: -len(".jsonl")] if name.endswith(".jsonl") else name)
 
 
-def arrived(transcript: str, limit: int = 512 << 20) -> int:
-    """metacog's lines Claude Code put before the model in one transcript."""
+def arrived(transcript: str, limit: int = 512 << 20, first: bool = False) -> int:
+    """metacog's lines Claude Code put before the model in one transcript (with `first`,
+    1 as soon as one is found); -1 when the transcript is longer than `limit` bytes."""
     count = 0
     try:
         with open(transcript, "rb") as fh:
@@ -71,7 +78,7 @@ def arrived(transcript: str, limit: int = 512 << 20) -> int:
             for line in fh:
                 read += len(line)
                 if read > limit:
-                    break
+                    return count or -1
                 if b"hook_additional_context" not in line:
                     continue
                 try:
@@ -84,6 +91,8 @@ def arrived(transcript: str, limit: int = 512 << 20) -> int:
                 content = attachment.get("content")
                 texts = content if isinstance(content, list) else [content]
                 count += sum(1 for t in texts if isinstance(t, str) and t.startswith(PREFIX))
+                if first and count:
+                    return count
     except OSError:
         return 0
     return count
@@ -127,16 +136,20 @@ def verdict(delivery: dict) -> str:
 def check(state_dir: str, projects: str) -> str:
     """For `metacog doctor`: '' when the recent sessions' lines arrived, else one line saying
     in how many of them metacog sent signals and none reached the model."""
-    given = sent(state_dir)
+    given = sent(state_dir, CHECK_STATES)
     looked = lost = 0
+    folders = _folders(projects) if given else []
     for sid in given:
         if looked >= CHECKED:
             break
-        found = _transcript(projects, sid)
+        found = _transcript(folders, sid)
         if not found:
             continue
+        lines = arrived(found, CHECK_BYTES, first=True)
+        if lines < 0:
+            continue
         looked += 1
-        lost += arrived(found) == 0
+        lost += lines == 0
     if not lost:
         return ""
     return (
@@ -145,13 +158,16 @@ def check(state_dir: str, projects: str) -> str:
     )
 
 
-def _transcript(projects: str, sid: str) -> str:
+def _folders(projects: str) -> list[str]:
     try:
-        folders = os.listdir(projects)
+        return [os.path.join(projects, name) for name in sorted(os.listdir(projects))]
     except OSError:
-        return ""
+        return []
+
+
+def _transcript(folders: list[str], sid: str) -> str:
     for folder in folders:
-        path = os.path.join(projects, folder, sid + ".jsonl")
+        path = os.path.join(folder, sid + ".jsonl")
         if os.path.isfile(path):
             return path
     return ""

@@ -1,0 +1,110 @@
+"""Replay keeps a session's state and settings in its process (state.HELD, config.HELD) and
+hands the hook its payload as parsed: it must say exactly what the live hook, reading and
+writing its state file on every call, says over the same transcript."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from metacog import config, hook, replay, state
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures"
+SHARED = ROOT.parent / "shared" / "transcripts"
+SHARED_TAKEN = 8  # the largest shared transcripts: the most calls, in bounded time
+
+
+def _live_hook(
+    path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> list[tuple[int, str, str]]:
+    """(tool call number, text for the agent, text for the person) of each reply the live
+    hook gives, its state in files, the transcript growing line by line as in a session."""
+    monkeypatch.setenv("METACOG_HOME", str(home))
+    conf = home / "config" / "config.toml"
+    conf.parent.mkdir(parents=True)
+    conf.write_text("[learning]\nenabled = false\n")  # as replay runs it (replay.NO_LEARNING)
+    state_dir = str(home / "state")
+    lines = path.read_bytes().splitlines(keepends=True)
+    scratch = home / "transcript.jsonl"
+    said, calls, written = [], 0, 0
+    with scratch.open("wb") as out:
+        for index, payload in replay.events(line.decode("utf-8", "replace") for line in lines):
+            while written <= index:
+                out.write(
+                    lines[written] if lines[written].endswith(b"\n") else lines[written] + b"\n"
+                )
+                written += 1
+            out.flush()
+            payload["transcript_path"] = str(scratch)
+            now = payload.pop("_ts")
+            reply = hook.handle(json.dumps(payload).encode(), state_dir, now)
+            calls += payload["hook_event_name"].startswith("PostToolUse")
+            if reply:
+                body = json.loads(reply)
+                agent = (body.get("hookSpecificOutput") or {}).get("additionalContext", "")
+                said.append((calls, agent, body.get("systemMessage", "")))
+    return said
+
+
+def _transcripts() -> list[Path]:
+    found = sorted(FIXTURES.glob("transcript-*.jsonl"))
+    if SHARED.is_dir():
+        shared = sorted(SHARED.glob("*.jsonl"), key=lambda p: p.stat().st_size, reverse=True)
+        found += shared[:SHARED_TAKEN]
+    return found
+
+
+@pytest.mark.parametrize("path", _transcripts(), ids=lambda p: p.name[:24])
+def test_replay_says_what_the_live_hook_says(
+    path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = _live_hook(path, tmp_path / "live", monkeypatch)
+    got = replay.replay(str(path))
+    assert [(s["call"], s["text"], s["person"]) for s in got["signals"]] == expected
+    assert state.HELD is None and config.HELD is None  # nothing held past the replay
+
+
+def test_the_shared_transcripts_are_compared_too() -> None:
+    if not SHARED.is_dir():
+        pytest.skip(f"{SHARED} is absent: only the captured fixtures were compared")
+    assert len(_transcripts()) == len(list(FIXTURES.glob("transcript-*.jsonl"))) + SHARED_TAKEN
+
+
+def test_replay_writes_no_session_state_file(tmp_path: Path) -> None:
+    """Held in the process: the throwaway home never gets a session file, however many calls."""
+    seen: list[list[str]] = []
+
+    def progress(done: int, size: int) -> None:
+        sessions = Path(os.environ["METACOG_HOME"]) / "state" / "sessions"
+        seen.append(sorted(os.listdir(sessions)) if sessions.is_dir() else [])
+
+    got = replay.replay(str(FIXTURES / "transcript-live-2.1.328.jsonl"), progress=progress)
+    assert got["tool_calls"] >= 5 and got["signals"]
+    assert seen and all(names == [] for names in seen)
+
+
+def test_nothing_is_held_after_a_replay_that_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: object) -> None:
+        raise RuntimeError("a hook that fails")
+
+    monkeypatch.setitem(replay.HANDLERS, "PostToolUse", broken)
+    with pytest.raises(RuntimeError):
+        replay.replay(str(FIXTURES / "transcript-live-2.1.328.jsonl"))
+    assert state.HELD is None and config.HELD is None
+    # The live hook, in this process afterwards, writes its state file again.
+    payload = {
+        "hook_event_name": "UserPromptSubmit",
+        "session_id": "after-replay",
+        "cwd": str(tmp_path),
+        "prompt": "hello",
+    }
+    from metacog import paths
+
+    hook.handle(json.dumps(payload).encode(), paths.state_dir(), 1_760_000_000.0)
+    assert os.path.isfile(state.path_for(paths.state_dir(), "after-replay"))
