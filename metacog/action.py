@@ -211,7 +211,7 @@ def found_nothing(tool: str, tool_input: dict, response: object, error: str) -> 
     """Whether a search or listing answered "nothing": Grep or Glob with no file or line,
     or a shell search that printed nothing (grep's exit 1 with no output included)."""
     if tool in ("Grep", "Glob"):
-        if not isinstance(response, dict) or error:
+        if not isinstance(response, dict) or error or response.get("timedOut"):
             return False
         files, lines = response.get("numFiles"), response.get("numLines")
         return (files == 0 or lines == 0) and not response.get("content")
@@ -219,8 +219,12 @@ def found_nothing(tool: str, tool_input: dict, response: object, error: str) -> 
         return False
     from metacog.hidden import first_word
 
-    if first_word(tool_input["command"]) not in SEEKERS:
-        return False
+    command = tool_input["command"]
+    head = first_word(command)
+    if head not in SEEKERS or " -q" in command or "--quiet" in command:
+        return False  # `grep -q` says it found something by printing nothing
+    if head == "git" and not any(f"git {verb}" in command for verb in ("grep", "ls-files", "log")):
+        return False  # `git add`, `git fetch`: nothing printed is not nothing found
     if error:
         return error.strip() == "Exit code 1"
     return (

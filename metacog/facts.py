@@ -225,7 +225,7 @@ def _reads(facts: dict, action: dict, ctx: Context) -> None:
     if not action.get("ok", True):
         return
     key = path + action["target"][len(action["target"].split("@", 1)[0]) :]
-    if _seen_before(facts, path, key[len(path) + 1 :] if "@" in key else "0+") and "@" in key:
+    if "@" in key and _seen_before(facts, path, key[len(path) + 1 :]):
         # Mostly lines already read since the last edit: a small window moved over the
         # same part of an unchanged file is re-reading it, not paging (issue 17, class 3).
         key = path
@@ -240,16 +240,18 @@ def _reads(facts: dict, action: dict, ctx: Context) -> None:
 
 RANGES_CAP = 16  # line ranges remembered per file (merged), for overlapping re-reads
 SEEN_FILES_CAP = 64  # files whose read ranges are remembered
-WHOLE = 2000  # lines a Read without a limit returns (Claude Code's default)
+LIMIT = 2000  # lines a Read with an offset and no limit returns (Claude Code's default)
 
 
 def _seen_before(facts: dict, path: str, window: str) -> bool:
-    """Whether most (at least half) of the lines a ranged Read asks for (`offset+limit`)
-    were read since the file's last edit; remembers them either way."""
+    """Whether a ranged Read (`offset+limit`) goes back over lines earlier windows of the
+    file showed since its last edit: at least half of it already seen, and nothing past the
+    furthest line seen (a window sliding forward with overlap is paging). A whole Read is
+    not a window: reading sections of a file read whole is focusing, not circling."""
     head, _, tail = window.partition("+")
     try:
         start = int(head or 0)
-        end = start + (int(tail) if tail else WHOLE)
+        end = start + (int(tail) if tail else LIMIT)
     except ValueError:
         return False
     seen = facts.get("seen")
@@ -261,6 +263,7 @@ def _seen_before(facts: dict, path: str, window: str) -> bool:
         if isinstance(r, list) and len(r) == 2 and all(isinstance(x, int) for x in r)
     ]
     overlap = sum(max(0, min(end, b) - max(start, a)) for a, b in ranges)
+    furthest = max((b for _, b in ranges), default=0)
     merged: list[list[int]] = []
     for a, b in sorted([*ranges, [start, end]]):
         if merged and a <= merged[-1][1]:
@@ -270,7 +273,7 @@ def _seen_before(facts: dict, path: str, window: str) -> bool:
     seen[path] = merged[-RANGES_CAP:]
     while len(seen) > SEEN_FILES_CAP:
         del seen[next(iter(seen))]
-    return end > start and overlap * 2 >= end - start
+    return end > start and end <= furthest and overlap * 2 >= end - start
 
 
 def _step(action: dict) -> tuple:

@@ -58,7 +58,7 @@ _SUMMARY = re.compile(r"\b\d+ (?:failed|errors?)\b")  # inside a `==== … ====`
 # passed`, mocha's `  2 failing`), a failing test it names (` FAIL  a.test.ts > suite > t`),
 # and the exception that says what failed in it (`AssertionError: expected …`).
 _COUNTED = re.compile(
-    r"\s*(?:(?:Test Files|Test Suites|Tests|Suites):?\s+)?[1-9]\d* (?:failed|failing)\b"
+    r"\s*(?:Test Files|Test Suites|Tests|Suites):?\s+[1-9]\d* failed\b|\s+[1-9]\d* failing\s*$"
     r"|\s?FAIL\s+\S+.* [>›] |\s?× \S+.* [>›] "
 )
 _RAISED = re.compile(r"[A-Z]\w*(?:Error|Exception): \S")
@@ -66,7 +66,7 @@ HIDDEN_LINES = 12
 
 
 DELEGATING = ("Task", "Agent")
-_API_ERROR = re.compile(r"(?:API Error|Error)\b:? ")
+_API_ERROR = re.compile(r"API Error\b")  # not "Error handling in the API layer is …"
 
 
 def _answer(response: dict) -> str:

@@ -174,12 +174,13 @@ MISTAKES = (
         "no-such-tool",
         "a call to a tool that is not available",
     ),
-    # A command that stopped to ask something no one at a terminal could answer.
+    # A command that stopped to ask something no one at a terminal could answer: the words
+    # a prompt's reader dies with (not a login shell's `mesg: ttyname failed: Inappropriate
+    # ioctl for device`, printed on success too).
     (
         re.compile(
-            r"EOF when reading a line|the input device is not a TTY|not a tty|no tty present"
-            r"|Inappropriate ioctl for device|Raw mode is not supported|prompts? (?:was |were )?"
-            r"(?:cancelled|canceled|aborted)",
+            r"EOF when reading a line|the input device is not a TTY|no tty present and no askpass"
+            r"|Raw mode is not supported|prompts? (?:was |were )?(?:cancelled|canceled|aborted)",
             re.I,
         ),
         "needs-input",
@@ -206,14 +207,17 @@ MISTAKES = (
     ),
     # A command that does not return: a server in the foreground, a prompt waiting for input.
     (
-        re.compile(
-            r"^(?:error: )?command timed out after|^\[request interrupted by user|"
-            r"^(?:interrupted by user|the command was interrupted)",
-            re.I | re.M,
-        ),
+        re.compile(r"^(?:error: )?command timed out after", re.I | re.M),
         "hung",
         "a command that did not return (a server or a prompt waiting for input? run it in the "
         "background, or pass the flag that answers the prompt)",
+    ),
+    # The person stopped the call (Esc): the same call stopped again is the loop, not any
+    # call stopped (metacog.event keeps the person's words alone).
+    (
+        re.compile(r"^\[request interrupted by user", re.I | re.M),
+        "interrupted",
+        "a call the person stopped (ask what they want instead of starting it again)",
     ),
     (
         re.compile(r"old_string and new_string are exactly the same", re.I),
@@ -271,19 +275,35 @@ def _relative_missing(pattern: re.Pattern[str], error: str) -> bool:
 # Mistakes that recur only when the agent comes back to the same thing: a person who rejects
 # edits while reviewing says no to each proposal once; one who rejects the same file's edit, or
 # the same command, three times is being asked the same question again (issue 17, class 2).
-PER_INTENT = frozenset(("rejected",))
+PER_INTENT = frozenset(("rejected", "interrupted"))
+# Obstacles keyed by their kind whichever tool met them (Habit's "the same wall"): a streak
+# of them "in a row" is the same call refused again, or it would never end (a denial now and
+# another, unrelated, thirty calls on are no loop).
+BY_KIND = frozenset(("blocked", "no-such-tool", "hook-blocked", "hung", "needs-input"))
+
+
+def intent(action: dict) -> str:
+    """What a call was for: its file, or its command's program and first word that is not a
+    flag (`git push`, `npm run`), past `cd … &&` and `VAR=value`."""
+    if action.get("path"):
+        return str(action["path"])[:200]
+    from metacog.hidden import first_word
+
+    target = str(action.get("target", ""))
+    command = target.split("&&")[-1] if target.lstrip().startswith("cd ") else target
+    head = first_word(command)
+    rest = command.split(head, 1)[-1].split() if head else []
+    arg = next((w for w in rest if not w.startswith("-") and "=" not in w), "")
+    return f"{head} {arg}".strip()[:120]
 
 
 def mistake_key(action: dict) -> str:
-    """The mistake as Habit and Nociception count it: its kind, and for PER_INTENT kinds what
-    the call was for (the file, or the command's first two words)."""
+    """The mistake as Habit counts it: its kind, and for PER_INTENT kinds what the call was
+    for (`intent`)."""
     mistake = action.get("mistake", "")
     if mistake not in PER_INTENT:
         return mistake
-    if action.get("path"):
-        return f"{mistake} {action['tool']} {action['path'].rsplit('/', 1)[-1]}"
-    words = [w for w in str(action.get("target", "")).split() if not w.startswith("-")][:2]
-    return f"{mistake} {action['tool']} {' '.join(words)}"
+    return f"{mistake} {action['tool']} {intent(action)}"
 
 
 def describe(key: str) -> str:
@@ -334,6 +354,8 @@ def identity(action: dict) -> str:
         return f"edit-mismatch {action.get('path') or action['target']}"
     if mistake == "missing-path":
         return f"{mistake} {action['tool']} {action['target']}"  # the same command: a wrong cwd
+    if mistake in BY_KIND:
+        return f"{mistake} {action['tool']} {action['target']}"
     if mistake:
         return mistake_key(action)
     sig = action.get("sig", "")

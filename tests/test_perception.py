@@ -457,3 +457,143 @@ def test_waiting_on_a_background_job_is_not_going_in_circles() -> None:
 def test_polling_a_finished_job_again_and_again_is_circling() -> None:
     calls = [bash_output("completed", "Server listening on :3000")] * 4
     assert "4 times in a row with the same result" in said(calls)[3]
+
+
+# The review's cases: look-alikes each rule must leave silent --------------------------
+
+
+def test_the_person_stopping_different_calls_is_no_loop() -> None:
+    calls = []
+    for n, (tool, tool_input) in enumerate(
+        (
+            ("Bash", {"command": "npm test"}),
+            ("Edit", {"file_path": "/home/dev/project/a.py"}),
+            ("Read", {"file_path": "/home/dev/project/b.py"}),
+        )
+    ):
+        stopped = refused(tool, "[Request interrupted by user for tool use]", **tool_input)
+        stopped["is_interrupt"] = True
+        calls += [stopped, read(f"/home/dev/project/src/r{n}.py")]
+    assert not any(said(calls))
+
+
+def test_the_same_command_stopped_again_and_again() -> None:
+    calls = []
+    for n in range(3):
+        stopped = failed("npm run dev", "[Request interrupted by user for tool use]")
+        stopped["is_interrupt"] = True
+        calls += [stopped, read(f"/home/dev/project/src/r{n}.py")]
+    out = said(calls)
+    assert "the person stopped" in out[4] and not any(out[:4])
+
+
+def test_unrelated_denials_far_apart_are_no_streak() -> None:
+    calls = []
+    for n, command in enumerate(
+        ("rm -rf node_modules", "curl -X POST https://x", "git push --force")
+    ):
+        calls += [refused("Bash", BLOCKED.format(tool="Bash"), command=command)]
+        calls += [bash(f"pytest -q -k t{n}{k}", f"{k} passed") for k in range(10)]
+    assert not any("in a row" in s for s in said(calls))
+
+
+def test_rejections_of_different_pages_and_of_commands_after_cd() -> None:
+    calls = []
+    for page in ("dashboard", "settings", "billing"):
+        calls += [
+            refused("Edit", REJECTED, file_path=f"/home/dev/project/app/{page}/page.tsx"),
+            read(f"/home/dev/project/app/{page}/layout.tsx"),
+        ]
+    for n, command in enumerate(("npm install left-pad", "git commit -m x", "rm -rf dist")):
+        calls += [
+            failed(f"cd /home/dev/project && {command}", REJECTED),
+            read(f"/home/dev/project/c{n}.py"),
+        ]
+    assert not any(said(calls))
+
+
+def test_a_window_sliding_forward_with_overlap_is_paging() -> None:
+    path = "/home/dev/project/src/big.py"
+    assert not any(said([ranged(path, offset, 100) for offset in range(0, 1000, 50)]))
+
+
+def test_sections_of_a_file_read_whole_are_focusing() -> None:
+    path = "/home/dev/project/server/routes.py"
+    calls = [read(path)] + [ranged(path, offset, 60) for offset in (400, 900, 1300)]
+    assert not any(said(calls))
+
+
+def test_a_health_check_that_fails_while_the_server_boots() -> None:
+    down = "Exit code 7\ncurl: (7) Failed to connect to localhost port 3000: Connection refused"
+    calls = []
+    for n in range(4):
+        calls += [
+            edit("/home/dev/project/src/api.ts", n),
+            failed("curl -sf localhost:3000/health", down),
+            bash("sleep 2", ""),
+            bash("curl -sf localhost:3000/health", '{"ok":true}'),
+        ]
+    assert not any(said(calls))
+
+
+def test_a_login_shells_tty_noise_is_not_a_prompt() -> None:
+    noise = "mesg: ttyname failed: Inappropriate ioctl for device"
+    assert mistake("Bash", f'Exit code 1\n{noise}\nError: relation "users" does not exist') == ""
+
+
+def test_an_apps_own_log_in_a_green_run_is_not_a_failure() -> None:
+    green = "  3 failed login attempts for bob\n Test Files  4 passed (4)\n      Tests  12 passed (12)\n"
+    calls = []
+    for n in range(3):
+        change = edit("/home/dev/project/src/auth.ts", n)
+        change["tool_response"]["newString"] = f"return {n}"
+        calls += [bash("npx vitest run", green), change]
+    assert not any(said(calls))
+
+
+def test_a_subagent_answer_that_begins_with_the_word_error() -> None:
+    from metacog.hidden import hidden_failure
+
+    answer = {
+        "content": [{"type": "text", "text": "Error handling in the API layer is inconsistent."}]
+    }
+    assert hidden_failure("Task", {}, answer) == ""
+
+
+def test_an_edit_during_the_cooldown_still_changes_the_world() -> None:
+    path = "/home/dev/project/src/app.py"
+    calls = [read(path)] * 3 + [
+        grep("legacyHandler"),
+        edit(path, 1),
+        grep("legacyHandler"),
+        read("/home/dev/project/src/b.py"),
+        grep("legacyHandler"),
+    ]
+    out = said(calls)
+    assert "times without editing it" in out[2]
+    assert not any("found nothing" in s for s in out)
+
+
+def test_quiet_searches_and_writing_commands_are_not_empty_answers() -> None:
+    from metacog.action import found_nothing
+
+    quiet = {"stdout": "", "stderr": ""}
+    assert not found_nothing("Bash", {"command": "grep -q TODO src/a.py"}, quiet, "")
+    assert not found_nothing("Bash", {"command": "git add -A"}, quiet, "")
+    assert found_nothing("Bash", {"command": "git grep -n legacyHandler"}, quiet, "")
+    assert not found_nothing("Grep", {}, {"numFiles": 0, "timedOut": True}, "")
+
+
+def test_a_streak_memory_from_before_the_facts_does_not_mute_the_next_streak(isolated_home) -> None:
+    import json
+    from pathlib import Path
+
+    send(bash("git status"), now=T0)
+    [path] = (Path(isolated_home) / "state" / "sessions").glob("*.json")
+    st = json.loads(path.read_text())
+    # What the previous version kept: the streak in Nociception's own memory, level 1 said.
+    st["windows"]["main"]["senses"]["nociception"] = {"sig": "old", "count": 3, "level": 1}
+    path.write_text(json.dumps(st))
+    error = "Exit code 1\nModuleNotFoundError: No module named 'yaml'"
+    out = [agent_text(send(failed("python x.py", error), now=T0 + 1 + i)) for i in range(3)]
+    assert not any(out[:2]) and "the same error 3 times in a row" in out[2]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import zlib
 
+from metacog.action import EDIT_TOOLS
 from metacog.senses.contract import problems_of
 from metacog.senses.signal import Signal, memory, peek, quote
 from metacog.senses.signal import turn as turn_of
@@ -36,10 +37,27 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     if not isinstance(seen, dict):
         seen = mem["seen"] = {}
     call = zlib.crc32(f"{action['tool']} {action['target']}".encode())
+    unpatched = mem.get("unpatched")
+    if not isinstance(unpatched, list):
+        unpatched = mem["unpatched"] = []
     if action.get("ok", True):
-        # A pass does not forget: the same problem back after each fix ("patched the same
-        # way" every time: a Write without a final newline, then `echo >>`) is the habit.
+        if action["tool"] in EDIT_TOOLS:
+            unpatched.clear()  # whatever failed before this edit was worked on
+        elif call in unpatched:
+            # It failed and passed with nothing edited between: a transient failure (a server
+            # still booting), forgotten. A pass after an edit does not forget: the same
+            # problem back after each fix, patched the same way every time, is the habit.
+            unpatched.remove(call)
+            for key in [
+                k
+                for k, raw in seen.items()
+                if not k.startswith("m ") and (e := Entry.load(raw)) and e.source == call
+            ]:
+                del seen[key]
         return None
+    if call not in unpatched:
+        unpatched.append(call)
+        del unpatched[:-RUNS_CAP]
     if ctx.asked_repeat:
         return None  # the person asked for the runs: the same failure again is the answer
     calls = win.get("calls", 0)
@@ -73,7 +91,7 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
         entries[key] = entry
         # Said at the `at`-th time, and again each time the count has doubled since: a habit
         # that goes on after it was told is worth one more line (as Vestibular's re-reads).
-        if entry.times >= at and entry.times >= 2 * entry.said:
+        if entry.times >= at and (not entry.said or entry.times >= 2 * max(entry.said, at)):
             due.append((key, entry))
     if ctx.streak.count >= at:
         # The same error attempt after attempt is a streak, Nociception's to tell (metacog.facts
@@ -148,6 +166,7 @@ class Entry:
             isinstance(raw, list)
             and len(raw) == 7
             and isinstance(raw[0], int)
+            and isinstance(raw[2], int)
             and isinstance(raw[3], str)
             and isinstance(raw[4], list)
             and isinstance(raw[6], int)

@@ -36,6 +36,8 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     if ended is not None:
         _resolve(mem, ended, action, ctx)
         mem["level"] = 0
+    if ctx.streak.count <= 1:
+        mem["level"] = 0  # a new streak (a memory written before metacog.facts kept its level)
     if action.get("ok", True) or ctx.asked_repeat or not ctx.streak_grew:
         # A success, repetition the person asked for (the failures are the answer), a new
         # error, or another call of the same attempt (a parallel batch is one attempt).

@@ -42,10 +42,13 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     mem = memory(win, NAME)
     calls = win.get("calls", 0)
     reread = _reread(mem, action, ctx, cfg)
+    asked = ctx.asked_repeat  # the person asked for repetition: none of it is circling
+    nothing = _nothing_again(mem, action, calls) if not asked else None
     actions = win.get("actions") or []
     repeat = ctx.repeat  # metacog.facts
     if calls - mem.get("quiet_until", -1) < 0:
-        return None  # counted above, said later: a re-read warning is not used up in the cooldown
+        # Counted above, said later: a re-read or an empty search is not used up in the cooldown.
+        return None
     if reread:
         key, text = reread
         said = mem["said_reads"]
@@ -55,13 +58,12 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
             del said[next(iter(said))]
         mem["quiet_until"] = calls + cfg["cooldown_calls"]
         return Signal(NAME, text)
-    asked = ctx.asked_repeat  # the person asked for repetition: none of it is circling
-    nothing = _nothing_again(mem, action, calls) if not asked else 0
     if nothing:
+        nothing[2] = 1  # said
         mem["quiet_until"] = calls + cfg["cooldown_calls"]
         return Signal(
             NAME,
-            f"{action['tool']} {quote(action['target'])} has found nothing {nothing} times, "
+            f"{action['tool']} {quote(action['target'])} has found nothing {nothing[0]} times, "
             "with nothing changed between. Is what you look for somewhere else, or named otherwise?",
         )
     if asked or action.get("waiting"):
@@ -108,19 +110,20 @@ EMPTY_SPAN = 60  # calls over which an empty answer is remembered
 EMPTY_CAP = 32  # searches remembered per window
 
 
-def _nothing_again(mem: dict, action: dict, calls: int) -> int:
-    """How often this search or listing has now answered "nothing" (0 below EMPTY_AT), with
-    no edit and no writing command since the first time: asking again what the world already
-    answered, however far apart (issue 17, class 3). Once per search."""
+def _nothing_again(mem: dict, action: dict, calls: int) -> list | None:
+    """The count of a search or listing that has now answered "nothing" EMPTY_AT times or
+    more with no edit and no writing command since the first time, and not said yet (None
+    otherwise): asking again what the world already answered, however far apart (issue 17,
+    class 3). The caller marks it said ([times, call of the last, said])."""
     empty = mem.get("empty")
     if not isinstance(empty, dict):
         empty = mem["empty"] = {}
     tool = action["tool"]
     if tool in EDIT_TOOLS or (tool == "Bash" and _WRITES.search(action["target"])):
         empty.clear()  # the world changed: an empty answer may not hold any more
-        return 0
+        return None
     if not action.get("empty"):
-        return 0
+        return None
     key = f"{tool} {action['target']}"[:200]
     seen = empty.pop(key, None)
     if not isinstance(seen, list) or len(seen) != 3 or calls - seen[1] > EMPTY_SPAN:
@@ -129,10 +132,7 @@ def _nothing_again(mem: dict, action: dict, calls: int) -> int:
     empty[key] = seen
     while len(empty) > EMPTY_CAP:
         del empty[next(iter(empty))]
-    if seen[0] >= EMPTY_AT and not seen[2]:
-        seen[2] = 1
-        return seen[0]
-    return 0
+    return seen if seen[0] >= EMPTY_AT and not seen[2] else None
 
 
 def _reread(mem: dict, action: dict, ctx: Context, cfg: dict) -> tuple[str, str] | None:
@@ -151,8 +151,10 @@ def _reread(mem: dict, action: dict, ctx: Context, cfg: dict) -> tuple[str, str]
         said.pop(key, None)
         last = 0
     if count >= cfg["same_read"] and count >= 2 * last:
+        # Windows over the same lines count for the file: name the file, not the last window.
+        what = action["target"] if "@" in key else action["target"].split("@", 1)[0]
         return key, (
-            f"you have read {short(action['target'])} {count} times without editing it. "
+            f"you have read {short(what)} {count} times without editing it. "
             "What are you looking for that the earlier reads did not show?"
         )
     return None
