@@ -31,6 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from score_labels import entries
+
 from metacog import hook, state
 from metacog.learning import resolutions
 from metacog.replay import _epoch, _lines, _Timeline, open_transcript
@@ -43,20 +45,13 @@ FILES = re.compile(r"(?:an edit of|edits of) (.+?), then `")
 def first_seen(path: Path) -> tuple[float, str]:
     """(time of the first timestamped line, the first cwd) of one transcript."""
     when, cwd = 0.0, ""
-    with open(path, "rb") as fh:
-        for raw in fh:
-            try:
-                entry = json.loads(raw)
-            except ValueError:
-                continue
-            if not isinstance(entry, dict):
-                continue
-            if not when and isinstance(entry.get("timestamp"), str):
-                when = _epoch(entry["timestamp"], 0.0)
-            if not cwd and isinstance(entry.get("cwd"), str):
-                cwd = entry["cwd"]
-            if when and cwd:
-                break
+    for entry in entries(path):
+        if not when and isinstance(entry.get("timestamp"), str):
+            when = _epoch(entry["timestamp"], 0.0)
+        if not cwd and isinstance(entry.get("cwd"), str):
+            cwd = entry["cwd"]
+        if when and cwd:
+            break
     return when, cwd
 
 

@@ -29,6 +29,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from score_labels import entries
 
 from metacog.replay import REFUSED, content_text
 
@@ -53,39 +56,32 @@ def main_numbers(path: str) -> list[int]:
     out: list[int] = []
     seen: set[str] = set()
     main = 0
-    with open(path, "rb") as fh:
-        for raw in fh:
-            try:
-                entry = json.loads(raw)
-            except ValueError:
+    for entry in entries(path):
+        message = entry.get("message") if isinstance(entry.get("message"), dict) else {}
+        content = message.get("content") if isinstance(message.get("content"), list) else []
+        side = bool(entry.get("isSidechain"))
+        if entry.get("type") == "assistant":
+            seen.update(
+                str(b.get("id"))
+                for b in content
+                if isinstance(b, dict) and b.get("type") == "tool_use"
+            )
+            continue
+        if entry.get("type") != "user" or isinstance(message.get("content"), str):
+            continue
+        refused, ran = [], []
+        for block in content:
+            if not (isinstance(block, dict) and block.get("type") == "tool_result"):
                 continue
-            if not isinstance(entry, dict):
-                continue
-            message = entry.get("message") if isinstance(entry.get("message"), dict) else {}
-            content = message.get("content") if isinstance(message.get("content"), list) else []
-            side = bool(entry.get("isSidechain"))
-            if entry.get("type") == "assistant":
-                seen.update(
-                    str(b.get("id"))
-                    for b in content
-                    if isinstance(b, dict) and b.get("type") == "tool_use"
-                )
-                continue
-            if entry.get("type") != "user" or isinstance(message.get("content"), str):
-                continue
-            refused, ran = [], []
-            for block in content:
-                if not (isinstance(block, dict) and block.get("type") == "tool_result"):
-                    continue
-                known = str(block.get("tool_use_id")) in seen
-                seen.discard(str(block.get("tool_use_id")))
-                if known and not side:
-                    main += 1
-                number = main if known and not side else 0
-                text = content_text(block.get("content"), "\n")
-                is_refused = block.get("is_error") and text.lstrip().startswith(REFUSED)
-                (refused if is_refused else ran).append(number)
-            out += refused + ran
+            known = str(block.get("tool_use_id")) in seen
+            seen.discard(str(block.get("tool_use_id")))
+            if known and not side:
+                main += 1
+            number = main if known and not side else 0
+            text = content_text(block.get("content"), "\n")
+            is_refused = block.get("is_error") and text.lstrip().startswith(REFUSED)
+            (refused if is_refused else ran).append(number)
+        out += refused + ran
     return out
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,6 +34,19 @@ REPETITION = ("nociception", "vestibular", "habit")
 LATE_BY = 3
 
 
+def entries(path: Path | str) -> Iterator[dict]:
+    """A transcript's lines as objects, one at a time; a line that is not a JSON object is
+    passed over (the benchmarks read transcripts as replay does)."""
+    with open(path, "rb") as fh:
+        for raw in fh:
+            try:
+                entry = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(entry, dict):
+                yield entry
+
+
 def main_thread_calls(path: Path) -> list[tuple[int, bool]]:
     """For each hook call replay makes (in order): (main-thread call number so far, is main).
 
@@ -41,47 +55,40 @@ def main_thread_calls(path: Path) -> list[tuple[int, bool]]:
     out: list[tuple[int, bool]] = []
     seen: set[str] = set()
     main = 0
-    with open(path, "rb") as fh:
-        for raw in fh:
-            try:
-                entry = json.loads(raw)
-            except ValueError:
+    for entry in entries(path):
+        message = entry.get("message") if isinstance(entry.get("message"), dict) else {}
+        content = message.get("content") if isinstance(message.get("content"), list) else []
+        side = bool(entry.get("isSidechain"))
+        if entry.get("type") == "assistant":
+            seen.update(
+                str(b.get("id"))
+                for b in content
+                if isinstance(b, dict) and b.get("type") == "tool_use"
+            )
+            continue
+        if entry.get("type") != "user":
+            continue
+        for block in content:
+            if not (isinstance(block, dict) and block.get("type") == "tool_result"):
                 continue
-            if not isinstance(entry, dict):
-                continue
-            message = entry.get("message") if isinstance(entry.get("message"), dict) else {}
-            content = message.get("content") if isinstance(message.get("content"), list) else []
-            side = bool(entry.get("isSidechain"))
-            if entry.get("type") == "assistant":
-                seen.update(
-                    str(b.get("id"))
-                    for b in content
-                    if isinstance(b, dict) and b.get("type") == "tool_use"
+            known = str(block.get("tool_use_id")) in seen
+            seen.discard(str(block.get("tool_use_id")))
+            if known and not side:
+                main += 1
+            text = block.get("content")
+            if isinstance(text, list):
+                text = " ".join(
+                    b.get("text", "")
+                    for b in text
+                    if isinstance(b, dict) and isinstance(b.get("text"), str)
                 )
-                continue
-            if entry.get("type") != "user":
-                continue
-            for block in content:
-                if not (isinstance(block, dict) and block.get("type") == "tool_result"):
-                    continue
-                known = str(block.get("tool_use_id")) in seen
-                seen.discard(str(block.get("tool_use_id")))
-                if known and not side:
-                    main += 1
-                text = block.get("content")
-                if isinstance(text, list):
-                    text = " ".join(
-                        b.get("text", "")
-                        for b in text
-                        if isinstance(b, dict) and isinstance(b.get("text"), str)
-                    )
-                if (
-                    block.get("is_error")
-                    and isinstance(text, str)
-                    and text.lstrip().startswith(REFUSED)
-                ):
-                    continue  # no hook
-                out.append((main, not side))
+            if (
+                block.get("is_error")
+                and isinstance(text, str)
+                and text.lstrip().startswith(REFUSED)
+            ):
+                continue  # no hook
+            out.append((main, not side))
     return out
 
 
