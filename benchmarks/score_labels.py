@@ -245,6 +245,8 @@ def report(result: dict) -> str:
         f"stuck episodes: {total}; caught on time {len(stuck['on_time'])} "
         f"({100 * len(stuck['on_time']) / max(total, 1):.0f}%), late {len(stuck['late'])}, "
         f"missed {len(stuck['missed'])}",
+        f"the sure ones (not marked unsure): {sum(1 for e in stuck['on_time'] if not e.get('unsure'))}"
+        f" of {sum(1 for v in stuck.values() for e in v if not e.get('unsure'))} caught on time",
         f"false alarms on progress: {len(result['false_alarms'])} of {result['progress']}",
         f"quiet sessions: {result['quiet_signals']} signals in {result['quiet_calls']} calls = "
         f"{result['quiet_per_100']:.2f} per 100 calls"
