@@ -208,8 +208,13 @@ SEEKERS = frozenset(("grep", "rg", "ag", "find", "fd", "ls", "locate", "which", 
 
 
 def found_nothing(tool: str, tool_input: dict, response: object, error: str) -> bool:
-    """Whether a search or listing answered "nothing": Grep or Glob with no file or line,
-    or a shell search that printed nothing (grep's exit 1 with no output included)."""
+    """Whether a search or listing answered "nothing": Grep or Glob with no file or line, a
+    Read of a file that does not exist, or a shell search that printed nothing (grep's exit 1
+    with no output included)."""
+    if tool == "Read":
+        # A guessed path that is not there is an answer too: the same guess again, with
+        # nothing written between, is asking what the world already answered.
+        return error.startswith("File does not exist")
     if tool in ("Grep", "Glob"):
         if not isinstance(response, dict) or error or response.get("timedOut"):
             return False

@@ -597,3 +597,25 @@ def test_a_streak_memory_from_before_the_facts_does_not_mute_the_next_streak(iso
     error = "Exit code 1\nModuleNotFoundError: No module named 'yaml'"
     out = [agent_text(send(failed("python x.py", error), now=T0 + 1 + i)) for i in range(3)]
     assert not any(out[:2]) and "the same error 3 times in a row" in out[2]
+
+
+def test_the_same_missing_file_guessed_again_and_again() -> None:
+    missing = refused(
+        "Read",
+        "File does not exist. Note: your current working directory is /home/dev/project.",
+        file_path="/home/dev/project/src/config/settings.py",
+    )
+    calls = []
+    for n in range(3):
+        calls += [missing, bash(f"ls src/m{n}", "a.py")]
+    out = said(calls)
+    assert "has found nothing 3 times" in out[4] and "settings.py" in out[4]
+    assert not any(out[:4])
+
+
+def test_three_different_missing_files_are_exploring() -> None:
+    calls = [
+        refused("Read", "File does not exist.", file_path=f"/home/dev/project/src/{name}.py")
+        for name in ("config", "settings", "conf")
+    ]
+    assert not any(said(calls))
