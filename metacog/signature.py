@@ -58,16 +58,15 @@ _VOLATILE = re.compile(
 
 # What every _VOLATILE match contains, as one pattern that starts with a character class:
 # `re` then skips to the next character of that class in C instead of trying the whole
-# pattern at every position (3x cheaper on the transcripts' Bash outputs, 3 in 4 of which
-# have no match). A temp path has `/` and a root word; a time `\d:\d`; a duration a digit
-# and a unit's first letter; an address `0x`; a uuid or hex run 8 hex digits and 4 more
-# (with a `-` between for a uuid); a pid its word, separators and a digit. Linear: after
-# its first character each alternative is fixed-width but the separator run, which one
-# character (a digit) ends and which only the word just before it starts.
+# pattern at every position. A temp path has `/`, a root word and `/`; a time `\d:\d`; a
+# duration a digit and a unit's first letter; an address `0x`; a uuid (its last part) or a
+# hex run 12 hex digits; a pid its word, separators and a digit. Linear: after its first
+# character each alternative is fixed-width but the separator run, which one character (a
+# digit) ends and which only the word just before it starts.
 _MAY_VARY = re.compile(
-    rf"[/\da-fA-FpPtT](?:(?<=/)(?ai:private/|tmp/|var/|temp/)"
+    r"[/\da-fA-FpPtT](?:(?<=/)(?ai:tmp|var|temp)/"
     r"|(?<=\d)(?: ?[smun\u00b5\u03bc]|:\d|(?<=0)[xX])"
-    rf"|(?<={_HEX}){_HEX}{{7}}(?:-{_HEX}{{4}}-|{_HEX}{{4}})"
+    rf"|(?<={_HEX}){_HEX}{{11}}"
     r"|(?<=[pP])(?ai:id|rocess)[ =:#]*\d|(?<=[tT])(?ai:hread)[ =:#]*\d)"
 )
 

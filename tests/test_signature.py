@@ -815,6 +815,14 @@ _EDGE = [
     "\ud800",
     "\udfff10:00:00\ud800 pid 4 \udc00",
     "12\u00b5s 3\u03bcs 4µs 5μs",
+    "3\u03bcs",
+    "3 \u00b5s",
+    "pid 3",
+    "PROCESS: 9",
+    "thread #=:8",
+    "x /private/tmp/a",
+    "x /private/var/folders/a",
+    "deadbeef-dead-beef-dead-beefdeadbeef",
     "\u0663\u0664:\u0665\u0666:\u0667\u0668",  # Arabic-Indic digits are `\d`
     "PiD=7 ThReAd #8 PROCESS: 9 \u212aill",
 ]
@@ -844,18 +852,17 @@ def test_hostile_and_edge_texts_checksum_as_before(text: str) -> None:
 
 
 # Tokens that vary, tokens one character short of varying, and the characters around them.
-_NEAR = st.sampled_from(
-    [
-        "10:00", "10:00:0", "10:00:00", "2026-01-01 10:0", "2026-01-01T10:00:00.5Z", ":", "1:2",
-        "0x", "0X", "0xg", "0xAb", "x", "pid", "PID", "Pid", "pi", "process", "proces", "thread",
-        "threa", "=", "#", " ", "  ", "\n", "\t", "\u2028", "\x00", "-", "_", ".", "/", "/tmp",
-        "/tmp/", "/TMP/", "/private/", "/private/var/folders/", "/var/", "/var/tmp/", "/temp/",
-        "/Temp/", "/tm", "1", "12", "1.5", "7 ", "ms", "s", "sec", "seconds", "m", "us", "ns",
-        "\u00b5s", "\u03bcs", "\u00b5", "abcdef0", "abcdef01", "abcdef012345", "deadbeefcafe",
-        "deadbeef-dead-beef-dead-beefdeadbeef", "123e4567-e89b-12d3-a456-426614174000",
-        "123e4567-e89b", "a", "Z", "\u0663", "é", "'", '"',
-    ]
-)  # fmt: skip
+_NEAR_TOKENS = [
+    "10:00", "10:00:0", "10:00:00", "2026-01-01 10:0", "2026-01-01T10:00:00.5Z", ":", "1:2",
+    "0x", "0X", "0xg", "0xAb", "x", "pid", "PID", "Pid", "pi", "process", "proces", "thread",
+    "threa", "=", "#", " ", "  ", "\n", "\t", "\u2028", "\x00", "-", "_", ".", "/", "/tmp",
+    "/tmp/", "/TMP/", "/private/", "/private/var/folders/", "/var/", "/var/tmp/", "/temp/",
+    "/Temp/", "/tm", "1", "12", "1.5", "7 ", "ms", "s", "sec", "seconds", "m", "us", "ns",
+    "\u00b5s", "\u03bcs", "\u00b5", "abcdef0", "abcdef01", "abcdef012345", "deadbeefcafe",
+    "deadbeef-dead-beef-dead-beefdeadbeef", "123e4567-e89b-12d3-a456-426614174000",
+    "123e4567-e89b", "a", "Z", "\u0663", "é", "'", '"',
+]  # fmt: skip
+_NEAR = st.sampled_from(_NEAR_TOKENS)
 
 
 @settings(max_examples=1500, deadline=None)
@@ -869,3 +876,22 @@ _NEAR = st.sampled_from(
 )
 def test_random_mixes_of_volatile_tokens_checksum_as_before(text: str) -> None:
     _same_as_before(text)
+
+
+# Every sequence of up to three of these: the tokens above cut where the prefilter's
+# alternatives begin and end, so each alternative is met alone, whole and one piece short.
+_ATOMS = [
+    "1", "0", "x", "X", "pid", "PiD", "process", "Thread", " ", "=", ":", "#", "/", "tmp",
+    "Var", "temp", "private", "s", "ms", "m", "u", "n", "\u00b5", "\u03bc", ".", "-", "a",
+    "cafe0123", "deadbeef", "\u0663", "\u2028", "\x00",
+]  # fmt: skip
+
+
+def test_every_short_sequence_of_token_pieces_checksums_as_before() -> None:
+    for a in _ATOMS:
+        for b in _ATOMS:
+            for c in _ATOMS:
+                text = a + b + c
+                assert clean(text) == _old_clean(text), text
+    for text in (a + b for a in _NEAR_TOKENS for b in _NEAR_TOKENS):
+        assert clean(text) == _old_clean(text), text
