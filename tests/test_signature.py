@@ -1,14 +1,19 @@
 from __future__ import annotations
 
+import json
+import re
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from metacog.signature import CAP, kind, signature
+from metacog.action import OUTPUT_KEEP, checksum, output_checksum
+from metacog.event import words
+from metacog.signature import CAP, clean, kind, signature
 
 
 @pytest.mark.parametrize(
@@ -710,3 +715,183 @@ def test_random_long_lines_never_raise(line: str) -> None:
     sig = signature(line)
     assert sig and len(sig) <= CAP and sig.splitlines() == [sig]
     assert len(kind(sig)) <= 80 and len(kind(line)) <= 80
+
+
+# --- clean() and output_checksum() against the implementation before the prefilter ----------
+# The oracle: signature.py's _VOLATILE and clean, and action.py's output_checksum, as they
+# were before `_MAY_VARY` skipped texts no volatile token can be in (commit 2b275c9). The new
+# ones must give the same string and the same checksum for every text.
+
+_O_ISO_HEAD = r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d"
+_O_ISO = _O_ISO_HEAD + r"(?::\d\d(?:[.,]\d+)?)?(?:Z|[+-]\d\d:?\d\d)?"
+_O_CLOCK = rf"\d\d:\d\d:\d\d(?:[.,](?!{_O_ISO_HEAD})\d+(?!\w))?(?!\w)"
+_O_TIME = f"(?:{_O_ISO}|{_O_CLOCK})"
+_O_HEX = "[0-9a-fA-F]"
+_OLD_VOLATILE = re.compile(
+    rf"""(?P<tmp>(?ai:(?:/private)?/(?:tmp|var/folders|var/tmp|temp)/)(?:(?<!\w){_O_TIME}|[^ :'"])*)"""
+    rf"|(?<!\w)(?:(?P<time>{_O_TIME})"
+    rf"|(?P<uuid>{_O_HEX}{{8}}-{_O_HEX}{{4}}-{_O_HEX}{{4}}-{_O_HEX}{{4}}-{_O_HEX}{{12}}(?!\w))"
+    rf"|(?P<addr>0[xX]{_O_HEX}+(?!\w))"
+    r"|(?P<dur>\d+(?:\.\d+)? ?(?:ms|s|sec|seconds|µs|μs|us|ns|m)(?!\w))"
+    rf"|(?P<hex>{_O_HEX}{{12,}}(?!\w))"
+    rf"|(?P<n>(?ai:pid|process|thread))(?:[ =:#]+(?!{_O_ISO_HEAD}|\d\d:\d\d:\d\d(?!\w)))?\d+(?!\w))"
+)
+
+
+def _old_clean(line: str) -> str:
+    tag = lambda m: f"{m['n']} <n>" if m.lastgroup == "n" else f"<{m.lastgroup}>"  # noqa: E731
+    return _OLD_VOLATILE.sub(tag, " ".join(line.split()))
+
+
+def _old_output_checksum(response: object) -> int:
+    if not isinstance(response, dict):
+        return checksum(response)
+    half = OUTPUT_KEEP // 2
+    parts = [
+        _old_clean(out[:half] + out[-half:] if len(out) > OUTPUT_KEEP else out)
+        for out in (words(response, key) for key in ("stdout", "stderr"))
+    ]
+    return zlib.crc32("\x00".join(parts).encode("utf-8", "replace"))
+
+
+def _same_as_before(text: str) -> None:
+    assert clean(text) == _old_clean(text), text[:200]
+    for response in ({"stdout": text}, {"stdout": text, "stderr": text[::-1]}, {"stderr": text}):
+        assert output_checksum(response) == _old_output_checksum(response), text[:200]
+
+
+def _bash_results(folder: Path) -> list[str]:
+    """Every Bash result's stdout, stderr and tool_result text in the transcripts."""
+    texts: list[str] = []
+    bash_ids: set[str] = set()
+    for path in sorted(folder.glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            message = entry.get("message") if isinstance(entry, dict) else None
+            content = message.get("content") if isinstance(message, dict) else None
+            for block in content if isinstance(content, list) else ():
+                if not isinstance(block, dict):
+                    continue
+                if block.get("type") == "tool_use" and block.get("name") == "Bash":
+                    bash_ids.add(block.get("id"))
+                elif block.get("type") == "tool_result" and block.get("tool_use_id") in bash_ids:
+                    body = block.get("content")
+                    if isinstance(body, list):
+                        body = "\n".join(
+                            str(b.get("text", "")) for b in body if isinstance(b, dict)
+                        )
+                    texts.append(body if isinstance(body, str) else "")
+                    result = entry.get("toolUseResult")
+                    if isinstance(result, dict):
+                        texts += [
+                            v for k in ("stdout", "stderr") if isinstance(v := result.get(k), str)
+                        ]
+    return texts
+
+
+_SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "transcripts"
+
+
+@pytest.mark.slow
+def test_every_bash_result_in_the_shared_transcripts_checksums_as_before() -> None:
+    if not _SHARED.is_dir():
+        pytest.skip(f"the shared transcripts are not here ({_SHARED})")
+    texts = _bash_results(_SHARED)
+    assert len(texts) > 1000  # the 72 transcripts hold 2,562 Bash results
+    assert sum(_OLD_VOLATILE.search(t) is not None for t in texts) > 100  # both paths are taken
+    for text in texts:
+        _same_as_before(text)
+
+
+_EDGE = [
+    "",
+    "\x00",
+    "a\x00b 10:00:00\x00pid 3",
+    "\u2028",
+    "10:00:00\u2028pid\u20283\u2029x",
+    "\ud800",
+    "\udfff10:00:00\ud800 pid 4 \udc00",
+    "12\u00b5s 3\u03bcs 4µs 5μs",
+    "3\u03bcs",
+    "3 \u00b5s",
+    "pid 3",
+    "PROCESS: 9",
+    "thread #=:8",
+    "x /private/tmp/a",
+    "x /private/var/folders/a",
+    "deadbeef-dead-beef-dead-beefdeadbeef",
+    "\u0663\u0664:\u0665\u0666:\u0667\u0668",  # Arabic-Indic digits are `\d`
+    "PiD=7 ThReAd #8 PROCESS: 9 \u212aill",
+]
+_LONG = [
+    "=" * _LINE,
+    "1" * _LINE,
+    "0123456789abcdef" * (_LINE // 16),
+    "abcdef" * (_LINE // 6),
+    "/tmp/" * (_LINE // 5),
+    "/private/" * (_LINE // 9),
+    "pid " * (_LINE // 4),
+    "pid" + " " * _LINE + "x",
+    "thread=" + "=" * _LINE + "1",
+    "1:" * (_LINE // 2),
+    "1 s" * (_LINE // 3),
+    "0x" * (_LINE // 2),
+    "aaaaaaaa-" * (_LINE // 9),
+    "\x00" * _LINE,
+    "\u2028" * _LINE,
+    "\ud800" * _LINE,
+]
+
+
+@pytest.mark.parametrize("text", _EDGE + _LONG + _HOSTILE, ids=range(len(_EDGE + _LONG + _HOSTILE)))
+def test_hostile_and_edge_texts_checksum_as_before(text: str) -> None:
+    _same_as_before(text)
+
+
+# Tokens that vary, tokens one character short of varying, and the characters around them.
+_NEAR_TOKENS = [
+    "10:00", "10:00:0", "10:00:00", "2026-01-01 10:0", "2026-01-01T10:00:00.5Z", ":", "1:2",
+    "0x", "0X", "0xg", "0xAb", "x", "pid", "PID", "Pid", "pi", "process", "proces", "thread",
+    "threa", "=", "#", " ", "  ", "\n", "\t", "\u2028", "\x00", "-", "_", ".", "/", "/tmp",
+    "/tmp/", "/TMP/", "/private/", "/private/var/folders/", "/var/", "/var/tmp/", "/temp/",
+    "/Temp/", "/tm", "1", "12", "1.5", "7 ", "ms", "s", "sec", "seconds", "m", "us", "ns",
+    "\u00b5s", "\u03bcs", "\u00b5", "abcdef0", "abcdef01", "abcdef012345", "deadbeefcafe",
+    "deadbeef-dead-beef-dead-beefdeadbeef", "123e4567-e89b-12d3-a456-426614174000",
+    "123e4567-e89b", "a", "Z", "\u0663", "é", "'", '"',
+]  # fmt: skip
+_NEAR = st.sampled_from(_NEAR_TOKENS)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.one_of(
+        st.lists(st.one_of(_NEAR, *_VOLATILE.values(), st.text(max_size=3)), max_size=24).map(
+            "".join
+        ),
+        st.text(),
+    )
+)
+def test_random_mixes_of_volatile_tokens_checksum_as_before(text: str) -> None:
+    _same_as_before(text)
+
+
+# Every sequence of up to three of these: the tokens above cut where the prefilter's
+# alternatives begin and end, so each alternative is met alone, whole and one piece short.
+_ATOMS = [
+    "1", "0", "x", "X", "pid", "PiD", "process", "Thread", " ", "=", ":", "#", "/", "tmp",
+    "Var", "temp", "private", "s", "ms", "m", "u", "n", "\u00b5", "\u03bc", ".", "-", "a",
+    "cafe0123", "deadbeef", "\u0663", "\u2028", "\x00",
+]  # fmt: skip
+
+
+def test_every_short_sequence_of_token_pieces_checksums_as_before() -> None:
+    for a in _ATOMS:
+        for b in _ATOMS:
+            for c in _ATOMS:
+                text = a + b + c
+                assert clean(text) == _old_clean(text), text
+    for text in (a + b for a in _NEAR_TOKENS for b in _NEAR_TOKENS):
+        assert clean(text) == _old_clean(text), text
