@@ -1,6 +1,6 @@
 """Score the senses against hand labels: replay every transcript, judge each labelled stretch.
 
-    python benchmarks/score_labels.py [TRANSCRIPTS_DIR] [--signals] [--json]
+    python benchmarks/score_labels.py [TRANSCRIPTS_DIR] [--signals] [--json] [--loro]
 
 The transcripts and their labels (LABELS.jsonl, protocol in LABELS.md) live beside this
 repository in ../shared/transcripts; they are not shipped with it. Each transcript runs
@@ -12,6 +12,11 @@ counted at its tool_result, refused calls included). Then:
   later than after speak_at + 3), late (after that, before `end`), or missed;
 - progress episode: a false alarm when a signal about repetition lands in [speak_at, end];
 - quiet session: every signal counts, per 100 main-thread calls.
+
+`--loro` adds the leave-one-repository-out estimate of the thresholds fitted from the labels
+(benchmarks/fit_stale.py): for each repository, the thresholds are fitted on the others and
+that repository is scored with them; the last line is `leave-one-repository-out: N of M on
+time`.
 """
 
 from __future__ import annotations
@@ -92,9 +97,10 @@ def main_thread_calls(path: Path) -> list[tuple[int, bool]]:
     return out
 
 
-def placed(path: Path) -> tuple[list[dict], int]:
-    """The replay's signals that reached the main agent, each with `at` (main-thread call), and the call count."""
-    result = replay(str(path))
+def placed(path: Path, cfg: dict | None = None) -> tuple[list[dict], int]:
+    """The replay's signals that reached the main agent, each with `at` (main-thread call), and
+    the call count; `cfg`: settings the replay runs with (its defaults without)."""
+    result = replay(str(path), cfg)
     calls = main_thread_calls(path)
     out = []
     for signal in result["signals"]:
@@ -132,16 +138,20 @@ def about_repetition(signal: dict) -> bool:
     return any(sense in signal["sense"].split("+") for sense in REPETITION)
 
 
-def score(folder: Path) -> dict:
-    labels = [
+def read_labels(folder: Path) -> list[dict]:
+    return [
         json.loads(line)
         for line in (folder / "LABELS.jsonl").read_text().splitlines()
         if line.strip()
     ]
+
+
+def score(folder: Path, cfg: dict | None = None) -> dict:
+    labels = read_labels(folder)
     signals: dict[str, list[dict]] = {}
     main_calls: dict[str, int] = {}
     for name in sorted({label["file"] for label in labels}):
-        signals[name], main_calls[name] = placed(folder / name)
+        signals[name], main_calls[name] = placed(folder / name, cfg)
     stuck: dict[str, list] = {"on_time": [], "late": [], "missed": []}
     repos: dict[str, dict] = {}
     false_alarms, progress = [], 0
@@ -307,6 +317,10 @@ def main(argv: list[str]) -> int:
         )
         return 0
     print(report(result))
+    if "--loro" in argv:
+        from fit_stale import fit_report
+
+        print(fit_report(folder))
     if "--signals" in argv:
         for name, said in result["signals"].items():
             for s in said:

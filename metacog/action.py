@@ -12,6 +12,7 @@ import os
 import zlib
 
 from metacog.event import mapping, text, words
+from metacog.perception import novelty
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
@@ -267,8 +268,9 @@ def from_event(event: Event, now: float, outcome: bool = True) -> dict:
         # An empty answer is an answer (`grep` says it with exit 1), not a failure.
         record = make(tool, target_of(tool, tool_input, event.cwd), "", 0, cost, now, event.agent)
         record["empty"] = True
+        record["prints"] = record["named"] = []  # novelty weighs the question instead
         return record
-    return make(
+    record = make(
         tool,
         target_of(tool, tool_input, event.cwd),
         error,
@@ -278,6 +280,9 @@ def from_event(event: Event, now: float, outcome: bool = True) -> dict:
         event.agent,
         file_of(tool_input) if tool in FILE_TOOLS else "",
     )
+    answer = "" if error else novelty.answer_text(tool, response)
+    record["prints"], record["named"] = novelty.read(tool, tool_input, answer, error)
+    return record
 
 
 def make(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from metacog import action as actions
 from metacog import config, fsutil, learning, nervous, paths, state, summary, transcript
 from metacog.event import Event
+from metacog.perception import novelty
 
 TASK_NOTIFICATION = "<task-notification>"  # a finished background agent, not the person
 PENDING_CAP = 3  # notes waiting for the main agent's next call
@@ -55,6 +56,7 @@ def _read_transcript(st: dict, event: Event, cfg: dict, state_dir: str, now: flo
             now,
             path=actions.file_of(tool_input) if name in actions.FILE_TOOLS else "",
         )
+        act["prints"], act["named"] = novelty.read(name, tool_input, "", error)
         act["refused"] = True  # no hook fired: Claude Code refused it before running it
         act["turn"] = turn  # several refusals read at once were still each their own attempt
         refused.append(act)
@@ -112,6 +114,8 @@ def _feel(
     ctx = nervous.Context(cfg, st, win, event, now, state_dir, root)
     signals = nervous.feel(win, act, ctx)
     act.pop("problems", None)  # felt now; the window keeps the signature, not a dozen lines of it
+    act.pop("prints", None)  # the window keeps its own memory of what was shown
+    act.pop("named", None)
     summary.observe(totals, act, ctx)
     for signal in signals:
         summary.fired(totals, signal.sense)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from metacog import transcript
 from metacog.action import EDIT_TOOLS
+from metacog.perception import novelty
 from metacog.senses.contract import NO_STREAK, Streak
 from metacog.senses.signal import number
 from metacog.senses.signal import turn as turn_of
@@ -175,6 +176,14 @@ def update(win: dict, action: dict, ctx: Context) -> None:
 
         ctx.identity = identity(action)
     _streak_update(win, facts, action, ctx)
+    prints, named = action.get("prints"), action.get("named")
+    novelty.update(
+        win,
+        action,
+        prints if isinstance(prints, list) else [],
+        named if isinstance(named, list) else [],
+        ctx,
+    )
     if ctx.is_main and ctx.terms:
         ctx.touched = any(term in action["target"].lower() for term in ctx.terms)
         if ctx.touched:

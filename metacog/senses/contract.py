@@ -119,6 +119,12 @@ class Context:
         self.tokens = 0  # the context's real usage (the transcript's), 0 when unknown
         self.window = 0  # the model's context window, in tokens
         self.fill = 0.0  # tokens / window
+        self.gain = 0.0  # share of this call's result lines the window had not shown lately
+        self.news = 0  # of those new lines, how many name something (a path, a name, a code)
+        self.obstacle = False  # this call failed, was refused, or a question came back empty
+        # The window's recent obstacles not overcome since, oldest first: (call number, model
+        # turn, gain, new lines that name something).
+        self.obstacles: list[tuple[int, int, float, int]] = []
         self.terms: list[str] = []  # the names the person's request mentioned
         self.touched = False  # this call touched one of them
         self.on_track = False  # the work has touched one of them since the request

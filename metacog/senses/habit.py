@@ -64,6 +64,11 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     turn = turn_of(action, win)
     due = []
     keys = _keys(action, call)
+    if any(k[0].startswith("e ") and k[0] not in seen for k in keys):
+        # Contrast: beside a problem line this session has not seen, the ones it has seen are
+        # the banner over it (`error: script "build" exited`, `could not compile`), and a
+        # banner over new specifics is progress, not the same problem back (issue 24).
+        keys = [k for k in keys if not k[0].startswith("e ") or k[0] not in seen]
     if _fewer(mem, action, call):
         keys = [
             k for k in keys if k[0].startswith("m ")

@@ -20,12 +20,27 @@ if TYPE_CHECKING:
     from metacog.senses.contract import Context, Streak
 
 NAME = "nociception"
-DEFAULTS = {"enabled": True, "observe_at": 3, "socratic_at": 5, "directive_at": 7, "person_at": 9}
+DEFAULTS = {
+    "enabled": True,
+    "observe_at": 3,
+    "socratic_at": 5,
+    "directive_at": 7,
+    "person_at": 9,
+    # Obstacles that brought nothing new (metacog.perception.novelty), whatever their words:
+    # this many, each in its own model turn, within stale_span calls, each result holding at
+    # most stale_gain of lines the window had not shown. Fitted by benchmarks/fit_stale.py.
+    "stale_at": 3,
+    "stale_span": 20,
+    "stale_gain": 0.5,
+}
 LIMITS = {
     "observe_at": (2, 1000),
     "socratic_at": (2, 1000),
     "directive_at": (2, 1000),
     "person_at": (2, 1000),
+    "stale_at": (2, 1000),
+    "stale_span": (2, 60),
+    "stale_gain": (0.0, 1.0),
 }
 
 
@@ -38,10 +53,12 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
         mem["level"] = 0
     if ctx.streak.count <= 1:
         mem["level"] = 0  # a new streak (a memory written before metacog.facts kept its level)
-    if action.get("ok", True) or ctx.asked_repeat or not ctx.streak_grew:
-        # A success, repetition the person asked for (the failures are the answer), a new
-        # error, or another call of the same attempt (a parallel batch is one attempt).
-        return None
+    if ctx.asked_repeat:
+        return None  # repetition the person asked for: the failures are the answer
+    if action.get("ok", True) or not ctx.streak_grew:
+        # A success, a new error, or another call of the same attempt (a parallel batch is one
+        # attempt): the streak has nothing to say; obstacles that bring nothing new may.
+        return _stale(mem, action, ctx, cfg)
     count = ctx.streak.count
     level = mem.get("level", 0)
     steps = (cfg["observe_at"], cfg["socratic_at"], cfg["directive_at"], cfg["person_at"])
@@ -85,6 +102,41 @@ def _quoted(action: dict, room: int) -> str:
     if names_something(sig):
         return quote(sig, room - 2)
     return call
+
+
+def _stale(mem: dict, action: dict, ctx: Context, cfg: dict) -> Signal | None:
+    """The principle without vocabulary: this call met an obstacle whose result showed almost
+    nothing new, and so did others in their own turns lately, since this was last said."""
+    if not ctx.obstacle or not ctx.obstacles:
+        return None
+    calls = ctx.obstacles[-1][0]
+    since = max(calls - cfg["stale_span"], number(mem.get("stale_said")))
+    # Nothing new: few new lines, and none of them naming something (a failure that brings one
+    # new path, name or code is the next step of progress, however much else repeats).
+    stale = [
+        (at, turn)
+        for at, turn, gain, news in ctx.obstacles
+        if at > since and gain <= cfg["stale_gain"] and not news
+    ]
+    if not stale or stale[-1][0] != calls or len({turn for _, turn in stale}) < cfg["stale_at"]:
+        return None
+    # As for the streak: nothing more before the model has answered what was said last.
+    if ctx.responses and ctx.responses <= number(mem.get("said_at")):
+        return None
+    mem["stale_said"], mem["said_at"] = calls, ctx.responses
+    turns = {turn for _, turn in stale}
+    span = calls - stale[0][0] + 1
+    if action.get("empty"):
+        what = f"{action['tool']} {quote(action['target'], 60)} found nothing"
+    else:
+        what = _quoted(action, 120)
+        what = f"{what} again" if what.startswith(action["tool"]) else f"again {what}"
+    return Signal(
+        NAME,
+        f"{what}: {len(turns)} obstacles in the last {span} calls whose results showed nothing "
+        "the session had not already shown. What will you find out first, instead of trying "
+        "again?",
+    )
 
 
 def _say(level: int, count: int, edits: int, action: dict, ctx: Context) -> Signal:

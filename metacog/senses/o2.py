@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from metacog import transcript
+from metacog.action import EDIT_TOOLS
 from metacog.senses.signal import Signal, memory, peek, quote, short
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
@@ -18,7 +19,7 @@ DEFAULTS = {
     "min_recent_bytes": 60000,
     "velocity_cooldown_calls": 40,
     "fill_warn": 0.70,
-    "soon_calls": 10,  # the level is said when compaction is this few calls away
+    "soon_calls": 6,  # the level is said when compaction is this few calls away
     "context_window": 0,  # read by metacog.facts for the context's fill
 }
 LIMITS = {
@@ -35,6 +36,8 @@ MIN_LARGE = 2  # a burst needs large results to name as its cause; many small on
 def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     cfg = ctx.cfg[NAME]
     mem = memory(win, NAME)
+    if action["tool"] in EDIT_TOOLS or not action.get("ok", True):
+        mem["work"] = True  # something a compaction would lose: what changed, what failed
     said = _fill(mem, win, ctx, cfg) if ctx.is_main else ""
     said = said or _velocity(mem, win, cfg)
     return Signal(NAME, said) if said else None
@@ -103,6 +106,11 @@ def _fill(mem: dict, win: dict, ctx: Context, cfg: dict) -> str:
     at_edge = tokens >= compact_at - window * 0.02
     if not at_edge and left > cfg["soon_calls"]:
         return ""
+    if not mem.get("work"):
+        # Nothing edited and nothing failed since the person spoke: the compaction drops
+        # reading, which the files still hold, and "write the state of the work down" has
+        # nothing to write.
+        return ""
     mem["fill_level"] = 1
     used = f"{tokens // 1000}K of {window // 1000}K tokens ({fill:.0%})"
     pace = f", growing about {rate / 1000:.1f}K per call" if rate > 0 and not at_edge else ""
@@ -119,7 +127,8 @@ def on_compaction(win: dict, ctx: Context) -> str:
     mem = peek(win, NAME)
     mem.pop("fill_level", None)
     mem.pop("samples", None)
-    top = ctx.most_read(3)
+    # A file read once was read, not relied on: only what the work kept coming back to.
+    top = [(path, seen) for path, seen in ctx.most_read(3) if seen >= 2]
     if not top:
         return ""
     files = ", ".join(f"{short(path.rsplit('/', 1)[-1], 40)} ({seen}×)" for path, seen in top)
@@ -127,6 +136,11 @@ def on_compaction(win: dict, ctx: Context) -> str:
         f"the context was just compacted. Before it you had read most: {files}. "
         "Re-read only what the next step needs."
     )
+
+
+def on_prompt(win: dict, prompt: str, now: float) -> None:
+    """The person spoke: what the work holds to write down counts from their request."""
+    peek(win, NAME).pop("work", None)
 
 
 def reading(win: dict, ctx: Context) -> str:

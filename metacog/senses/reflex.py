@@ -259,9 +259,12 @@ def on_compaction(win: dict, ctx: Context) -> str:
         if isinstance(fix, dict):
             fix["lost"] = True
     opened = mem.get("open") if isinstance(mem.get("open"), dict) else {}
-    entries = sorted((e for e in opened.values() if _valid(e)), key=lambda e: e["n"], reverse=True)[
-        :3
-    ]
+    # A failure seen once is no pain worth carrying over a compaction; one that came back is.
+    entries = sorted(
+        (e for e in opened.values() if _valid(e) and e["n"] >= 2),
+        key=lambda e: e["n"],
+        reverse=True,
+    )[:3]
     unresolved = [(e.get("target", ""), e["sig"], e["n"]) for e in entries]
     tried = [(f, e["sig"]) for e in entries for f in e["tried"] if f][:2]
     done = mem.get("done") if isinstance(mem.get("done"), dict) else {}

@@ -1,0 +1,219 @@
+"""Fit the thresholds of "obstacles that bring nothing new" from the labels, and say how well
+they carry to a repository the fit never saw.
+
+    python benchmarks/fit_stale.py [TRANSCRIPTS_DIR] [--json]
+
+Nociception's `stale_at`, `stale_span` and `stale_gain` (metacog/senses/nociception.py) are
+the only thresholds chosen from the labelled sessions. Every point of GRID runs through the
+real hook (benchmarks/score_labels.score, a full replay per point, two processes), and the
+point that scores best (OBJECTIVE) over the sessions given is the fit. The honest estimate
+is leave-one-repository-out: for each repository, the fit over all the others, scored on
+that one alone; its sum over the repositories is what the note and docs/calibration.md
+report, beside the in-sample figure. Scores per point are cached in the temp folder, keyed
+by the source of metacog/ and the labels, so `score_labels.py --loro` after a fit is quick.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import multiprocessing
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from score_labels import DEFAULT_DIR, read_labels, repository, score
+
+# A grid, not a search: few points, each a plain reading of the principle (the second, third
+# or fourth obstacle that brought nothing new; within 15, 20 or 30 calls; "nothing new" as
+# no new line that names something and at most a fifth, a third, a half, two thirds or all
+# of the result's lines new).
+GRID = {
+    "stale_at": (2, 3, 4),
+    "stale_span": (15, 20, 30),
+    "stale_gain": (0.2, 0.34, 0.5, 0.67, 1.0),
+}
+OFF = {"stale_at": 1000, "stale_span": 30, "stale_gain": 0.2}  # the senses without it
+# What a point is worth: each stuck episode caught on time is one; a false alarm on progress
+# costs two (the labels' hard negatives); ten signals on quiet sessions cost one.
+FALSE_ALARM_COST = 2.0
+QUIET_SIGNAL_COST = 0.1
+
+
+def points() -> list[dict]:
+    keys = list(GRID)
+    return [dict(zip(keys, values, strict=True)) for values in itertools.product(*GRID.values())]
+
+
+def summary(result: dict) -> dict:
+    """Per repository: what the objective and the report need, from one score."""
+    out: dict[str, dict] = {}
+    for name, r in result["repositories"].items():
+        out[name] = {
+            "on": r["on_time"],
+            "stuck": r["stuck"],
+            "fa": r["false_alarms"],
+            "progress": r["progress"],
+            "qs": r["quiet_signals"],
+            "qc": r["quiet_calls"],
+            "kinds": {},
+            "sure": [0, 0],
+        }
+    for verdict, episodes in result["stuck"].items():
+        for e in episodes:
+            repo = out[repository(e["file"])]
+            kind = repo["kinds"].setdefault(e["kind"], [0, 0])
+            kind[0] += verdict == "on_time"
+            kind[1] += 1
+            if not e.get("unsure"):
+                repo["sure"][0] += verdict == "on_time"
+                repo["sure"][1] += 1
+    return out
+
+
+def _cache_path(folder: Path) -> Path:
+    digest = hashlib.sha256()
+    for path in sorted((ROOT / "metacog").rglob("*.py")):
+        digest.update(path.read_bytes())
+    digest.update((folder / "LABELS.jsonl").read_bytes())
+    digest.update(json.dumps([GRID, OFF]).encode())
+    return Path(tempfile.gettempdir()) / f"metacog-fit-{digest.hexdigest()[:16]}.json"
+
+
+def _score_point(args: tuple[str, dict]) -> dict:
+    folder, point = args
+    return summary(score(Path(folder), {"nociception": point}))
+
+
+def scores(folder: Path) -> dict[str, dict]:
+    """{point as JSON: per-repository summary} for OFF and every point of GRID (cached)."""
+    cache = _cache_path(folder)
+    if cache.is_file():
+        return json.loads(cache.read_text())
+    todo = [OFF, *points()]
+    workers = max(1, min(2, os.cpu_count() or 1))
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        done = pool.map(_score_point, [(str(folder), p) for p in todo], chunksize=1)
+    out = {json.dumps(p, sort_keys=True): s for p, s in zip(todo, done, strict=True)}
+    tmp = cache.with_suffix(".tmp")
+    tmp.write_text(json.dumps(out))
+    os.replace(tmp, cache)
+    return out
+
+
+def total(per_repo: dict, repos: set[str]) -> dict:
+    t = {"on": 0, "stuck": 0, "fa": 0, "progress": 0, "qs": 0, "qc": 0, "sure": [0, 0]}
+    for name in repos:
+        r = per_repo[name]
+        for key in ("on", "stuck", "fa", "progress", "qs", "qc"):
+            t[key] += r[key]
+        t["sure"][0] += r["sure"][0]
+        t["sure"][1] += r["sure"][1]
+    return t
+
+
+def objective(t: dict) -> float:
+    return t["on"] - FALSE_ALARM_COST * t["fa"] - QUIET_SIGNAL_COST * t["qs"]
+
+
+def best(all_scores: dict[str, dict], repos: set[str]) -> str:
+    """The point that scores best over `repos`; ties go to the most conservative point (more
+    obstacles, a shorter span, a stricter gain), listed first after sorting."""
+    candidates = [k for k in all_scores if json.loads(k) != OFF]
+    candidates.sort(
+        key=lambda k: (
+            -objective(total(all_scores[k], repos)),
+            -json.loads(k)["stale_at"],
+            json.loads(k)["stale_span"],
+            json.loads(k)["stale_gain"],
+        )
+    )
+    return candidates[0]
+
+
+def loro(all_scores: dict[str, dict]) -> dict:
+    """Leave one repository out: each repository scored with the fit over the others."""
+    repos = set(next(iter(all_scores.values())))
+    out: dict[str, dict] = {}
+    for name in sorted(repos):
+        point = best(all_scores, repos - {name})
+        out[name] = {"point": json.loads(point), **all_scores[point][name]}
+    return out
+
+
+def _line(label: str, t: dict) -> str:
+    quiet = 100 * t["qs"] / t["qc"] if t["qc"] else 0.0
+    return (
+        f"{label}: {t['on']} of {t['stuck']} on time ({100 * t['on'] / max(t['stuck'], 1):.0f}%), "
+        f"sure {t['sure'][0]} of {t['sure'][1]}, false alarms {t['fa']} of {t['progress']}, "
+        f"{quiet:.2f} per 100 quiet calls"
+    )
+
+
+def fit_report(folder: Path) -> str:
+    all_scores = scores(folder)
+    repos = set(next(iter(all_scores.values())))
+    fitted = best(all_scores, repos)
+    held = loro(all_scores)
+    lines = [
+        "fit of nociception's stale_at / stale_span / stale_gain (benchmarks/fit_stale.py)",
+        _line("  without it", total(all_scores[json.dumps(OFF, sort_keys=True)], repos)),
+        f"  fitted on all {len(repos)} repositories: {fitted}",
+        _line("  in-sample", total(all_scores[fitted], repos)),
+    ]
+    t = {"on": 0, "stuck": 0, "fa": 0, "progress": 0, "qs": 0, "qc": 0, "sure": [0, 0]}
+    kinds: dict[str, list[int]] = {}
+    chosen: dict[str, int] = {}
+    for r in held.values():
+        for key in ("on", "stuck", "fa", "progress", "qs", "qc"):
+            t[key] += r[key]
+        t["sure"][0] += r["sure"][0]
+        t["sure"][1] += r["sure"][1]
+        for kind, (on, n) in r["kinds"].items():
+            k = kinds.setdefault(kind, [0, 0])
+            k[0] += on
+            k[1] += n
+        key = json.dumps(r["point"], sort_keys=True)
+        chosen[key] = chosen.get(key, 0) + 1
+    lines.append(_line("  leave-one-repository-out", t))
+    lines.append(
+        "  by kind, left out: "
+        + ", ".join(f"{kind} {on} of {n}" for kind, (on, n) in sorted(kinds.items()))
+    )
+    lines.append(
+        "  fits chosen with one repository left out: "
+        + "; ".join(f"{k} ×{n}" for k, n in sorted(chosen.items(), key=lambda kv: -kv[1]))
+    )
+    lines.append("  per repository left out (stuck on time / stuck, false alarms, quiet signals):")
+    for name, r in sorted(held.items()):
+        if r["stuck"] or r["fa"] or r["qs"]:
+            lines.append(
+                f"    {name[:44]:44} {r['on']:>2}/{r['stuck']:<2} fa {r['fa']} quiet {r['qs']}"
+            )
+    lines.append(f"leave-one-repository-out: {t['on']} of {t['stuck']} on time")
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    folder = Path(next((a for a in argv if not a.startswith("--")), DEFAULT_DIR))
+    if not (folder / "LABELS.jsonl").is_file():
+        print(
+            f"no LABELS.jsonl in {folder}: pass the folder of the labelled transcripts",
+            file=sys.stderr,
+        )
+        return 2
+    read_labels(folder)  # a damaged labels file fails here, before minutes of replays
+    if "--json" in argv:
+        print(json.dumps(loro(scores(folder)), indent=1))
+        return 0
+    print(fit_report(folder))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

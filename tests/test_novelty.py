@@ -1,0 +1,180 @@
+"""metacog.perception.novelty: what a result brought that the window had not shown, and the
+obstacles that bring nothing new, through the real hook and alone."""
+
+from __future__ import annotations
+
+from hooktest import agent_text, captured, failed, send
+
+from metacog.perception import novelty
+from metacog.senses.contract import Context
+
+
+def _ctx(win: dict) -> Context:
+    return Context({}, {"windows": {"main": win}}, win)
+
+
+def _gains(results: list[str]) -> list[float]:
+    win: dict = {"calls": 0}
+    out = []
+    for text in results:
+        win["calls"] += 1
+        ctx = _ctx(win)
+        novelty.update(
+            win, {"tool": "Bash", "target": "x", "ok": True}, novelty.fingerprints(text), [], ctx
+        )
+        out.append(round(ctx.gain, 2))
+    return out
+
+
+def test_what_varies_between_identical_runs_is_not_news() -> None:
+    runs = [
+        f"started at 2026-11-2{i}T10:00:0{i}Z pid {100 + i}\nbuilt /tmp/build-{i}/out in {i}.5s\nok"
+        for i in range(3)
+    ]
+    assert _gains(runs) == [1.0, 0.0, 0.0]
+
+
+def test_a_new_path_a_new_line_number_or_a_new_code_is_news() -> None:
+    runs = [
+        "src/a.ts:10:3 error TS2345",
+        "src/a.ts:12:3 error TS2345",
+        "src/b.ts:10:3 error TS2345",
+    ]
+    assert _gains(runs) == [1.0, 1.0, 1.0]
+
+
+def test_a_rule_of_punctuation_says_nothing_and_blank_lines_are_not_lines() -> None:
+    assert novelty.fingerprints("=====\n\n   \n-----") == []
+    assert len(novelty.fingerprints("=====\nFAILED x\n\n")) == 1
+
+
+def test_only_the_head_and_tail_of_a_long_result_are_compared() -> None:
+    text = "\n".join(f"line {i}" for i in range(1000))
+    assert len(novelty.fingerprints(text)) == novelty.HEAD + novelty.TAIL
+
+
+def test_a_line_shown_longer_ago_than_the_span_is_news_again() -> None:
+    win: dict = {"calls": 0}
+    prints = novelty.fingerprints("the answer")
+    gains = []
+    for call in (1, 2, 2 + novelty.SPAN + 1):
+        win["calls"] = call
+        ctx = _ctx(win)
+        novelty.update(win, {"tool": "Bash", "target": "x", "ok": True}, prints, [], ctx)
+        gains.append(ctx.gain)
+    assert gains == [1.0, 0.0, 1.0]
+
+
+def test_the_memory_is_capped_and_a_damaged_one_is_replaced() -> None:
+    win: dict = {"calls": 1, "novelty": {"seen": "junk", "obstacles": [["x"], [1, 2, 3, 4, 0]]}}
+    ctx = _ctx(win)
+    prints = list(range(novelty.SEEN_CAP + 50))
+    novelty.update(win, {"tool": "Bash", "target": "x", "ok": False}, prints, [], ctx)
+    assert len(win["novelty"]["seen"]) == novelty.SEEN_CAP
+    assert ctx.obstacle and ctx.obstacles[0] == (1, 2, 0.03, 0) and len(ctx.obstacles) == 2
+
+
+def test_the_same_call_working_again_overcomes_its_obstacles() -> None:
+    win: dict = {"calls": 0}
+    for ok in (False, False, True):
+        win["calls"] += 1
+        ctx = _ctx(win)
+        novelty.update(win, {"tool": "Bash", "target": "pytest", "ok": ok}, [1], [], ctx)
+    assert ctx.obstacles == []  # red, red, green: nothing stands in the way any more
+
+
+def test_a_shorter_result_of_the_same_call_is_news() -> None:
+    win: dict = {"calls": 0}
+    gains = []
+    for count in (9, 5, 5):
+        win["calls"] += 1
+        ctx = _ctx(win)
+        prints = novelty.fingerprints("error[E0308]: mismatched types\n" * count)
+        novelty.update(win, {"tool": "Bash", "target": "cargo build", "ok": False}, prints, [], ctx)
+        gains.append(ctx.gain)
+    assert gains == [1.0, 1.0, 0.0]  # 9, then 5 (some got fixed), then 5 again
+
+
+def test_a_failure_quoting_the_call_back_brings_only_what_the_call_did_not_send() -> None:
+    prints, named = novelty.read(
+        "Edit",
+        {"file_path": "/w/a.py", "old_string": "def load(path):\n    return open(path)"},
+        "",
+        "String to replace not found in file.\nString: def load(path):\n    return open(path)",
+    )
+    assert len(prints) == 2  # the message and `String: def load(path):`, not the echoed body
+    prints, named = novelty.read(
+        "Bash", {"command": "make"}, "", "Exit code 2\nsrc/main.c:3: undefined `foo`"
+    )
+    assert len(prints) == 2 and len(named) == 1
+
+
+def test_the_persons_no_is_not_an_obstacle_an_empty_answer_is() -> None:
+    assert not novelty.is_obstacle({"ok": False, "mistake": "rejected"})
+    assert novelty.is_obstacle({"ok": False, "mistake": "blocked"})
+    assert novelty.is_obstacle({"ok": True, "empty": True})
+    assert not novelty.is_obstacle({"ok": True})
+
+
+# Through the hook: a failure whose signature changes (so no streak of "the same error" forms)
+# while everything else it prints was shown already, three times, is stuck; failures that each
+# bring new specific lines under the same banner are progress.
+
+COMMON = "\n".join(f"    at step{i} (/w/app/pipeline.js:{i}:1)" for i in range(8))
+
+
+def test_obstacles_that_bring_nothing_new_speak_at_the_third_that_brought_nothing() -> None:
+    # The first failure is news by definition; the next three show only what it showed (their
+    # one new line, the attempt's number, names nothing): the 4th call says so.
+    texts = [
+        agent_text(
+            send(failed(f"node run.js --try {i}", f"Exit code 1\nerror: try {i} failed\n{COMMON}"))
+        )
+        for i in range(4)
+    ]
+    assert texts[:3] == ["", "", ""]
+    assert (
+        "3 obstacles in the last 3 calls" in texts[3] and "nothing the session had not" in texts[3]
+    )
+    assert "node run.js --try 3" in texts[3]  # the call: its error line names nothing
+    assert len(texts[3]) <= 300 + len("metacog: ")
+
+
+def test_failures_that_each_name_something_new_stay_silent() -> None:
+    texts = [
+        agent_text(
+            send(
+                failed(f"node run.js --try {i}", f"Exit code 1\nerror: `step{i}` failed\n{COMMON}")
+            )
+        )
+        for i in range(6)
+    ]
+    assert texts == [""] * 6
+
+
+def test_failures_with_new_specific_lines_under_one_banner_stay_silent() -> None:
+    replies = [
+        send(
+            failed(
+                "npm run build",
+                'Exit code 1\nerror: script "build" exited with code 1\n'
+                + "\n".join(f"src/m{i}.ts:{j}:2 - error TS23{i}{j}: type {i}{j}" for j in range(6)),
+            )
+        )
+        for i in range(5)
+    ]
+    assert replies == [None] * 5
+
+
+def test_three_different_questions_that_find_nothing_are_exploring() -> None:
+    grep = captured("PostToolUse", "Grep")
+    replies = []
+    for pattern in ("fooBar", "foo_bar", "FooBarService"):
+        payload = captured(
+            "PostToolUse",
+            "Grep",
+            tool_input={**grep["tool_input"], "pattern": pattern},
+            tool_response={"mode": "files_with_matches", "filenames": [], "numFiles": 0},
+        )
+        replies.append(send(payload))
+    assert replies == [None] * 3
