@@ -4,7 +4,8 @@ A sense is a module of `metacog.senses` listed once in `SENSES`. It declares:
 
 - `NAME`, and a one-line docstring saying what it feels;
 - `DEFAULTS`, its settings section (`enabled` among them), and `LIMITS`, the bounds of its
-  numbers: metacog.config collects both from `SENSES`, so the section exists once, here;
+  numbers: metacog.schema assembles both from `SENSES` (metacog.config imports no sense), so
+  the section exists once, here;
 - `feel(win, action, ctx) -> Signal | None` and `reading(win, ctx) -> str`;
 - optionally `on_prompt(win, prompt, now)` (the person spoke), `on_compaction(win, ctx) -> str`
   (the context was compacted; a note for the agent, or ''), and
