@@ -23,7 +23,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
-    from typing import Protocol
+    from typing import Any, Protocol
 
     from metacog.event import Event
     from metacog.senses.signal import Signal
@@ -83,6 +83,11 @@ class Context:
     """What a sense may consult besides its window: settings, the session, the moment, and
     the facts of this call (filled by metacog.facts before any sense feels)."""
 
+    # Handed over by metacog.nervous, which may import what no sense does: the senses (whose
+    # readings `readings` gathers) and metacog.recall (the learning layer, as Reflex asks it).
+    senses: tuple = ()
+    recall: Any = None
+
     def __init__(
         self,
         cfg: dict,
@@ -134,10 +139,8 @@ class Context:
         return sorted(self.reads.items(), key=lambda kv: -kv[1])[:n]
 
     def readings(self, exclude: tuple[str, ...] = ()) -> str:
-        from metacog.senses import SENSES  # the senses import this module
-
         parts = []
-        for sense in SENSES:
+        for sense in self.senses:
             section = self.cfg.get(sense.NAME)
             if sense.NAME in exclude or not isinstance(section, dict) or not section["enabled"]:
                 continue
