@@ -50,8 +50,8 @@ def fill(path: str, count: int, rules: list[str], now: float) -> None:
 def one_process(home: str, root: str, sid: str, now: float) -> float:
     code = (
         "import sys; sys.path.insert(0, sys.argv[1]);"
-        "from metacog import config, learning, paths;"
-        "sd = paths.state_dir(); cfg = config.load(paths.config_dir(), sys.argv[2]);"
+        "from metacog import learning, paths, schema;"
+        "sd = paths.state_dir(); cfg = schema.load(paths.config_dir(), sys.argv[2]);"
         "learning.digest_once(sys.argv[2], sys.argv[3], sd, cfg, float(sys.argv[4]))"
     )
     start = time.perf_counter()
@@ -75,7 +75,7 @@ def main() -> int:
     homes = {"empty": os.path.join(tmp, "home-empty"), "big": os.path.join(tmp, "home-big")}
     sys.path.insert(0, ROOT)
     try:
-        from metacog import config, learning, paths
+        from metacog import learning, paths, schema
         from metacog.learning import detectors, store
 
         now = T0
@@ -90,7 +90,7 @@ def main() -> int:
             store.global_path()
         )
         print(f"stores: {RECORDS:,} records, {size / 1e6:.1f} MB")
-        cfg = config.DEFAULTS
+        cfg = schema.DEFAULTS
 
         def call(name: str, sid: str) -> str:
             os.environ["METACOG_HOME"] = homes[name]

@@ -29,7 +29,7 @@ from types import SimpleNamespace
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from metacog import config, imports
+from metacog import imports, schema
 from metacog.senses import spatial
 
 FILLER = '''
@@ -170,7 +170,7 @@ def main(argv: list[str]) -> int:
         return stale
 
     imports.Index._sweep = watched  # type: ignore[method-assign]
-    cfg = config.DEFAULTS
+    cfg = schema.DEFAULTS
     ctx = SimpleNamespace(
         cfg=cfg, root=str(repo), state_dir=str(state_dir), event=SimpleNamespace(cwd=str(repo))
     )

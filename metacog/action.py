@@ -11,7 +11,7 @@ import json
 import os
 import zlib
 
-from metacog.event import mapping, text, words
+from metacog.event import FILE_TOOLS, mapping, text, words
 from metacog.perception import novelty
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 
 SCHEMA = 1
 TARGET_CAP = 120
-FILE_TOOLS = ("Read", "Edit", "Write", "MultiEdit", "NotebookEdit")
 EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
 # Keys that change between two identical calls (timings), left out of the result checksum.
 _VOLATILE = ("durationMs", "duration_ms", "elapsed", "elapsedMs", "timestamp")

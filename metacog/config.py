@@ -6,9 +6,12 @@ memory until the file's stat changes; nothing is cached on disk. A file that can
 parsed, however the parser fails (a committed `a = [[[[…]]]]` makes tomllib raise
 RecursionError), is skipped: the hook senses with the other file and the defaults.
 
-Every default (DEFAULTS) and every bound (LIMITS) is here: the senses' own sections are
-declared in each sense module and collected from metacog.senses.SENSES, the others are
-written below. `merge` is the one type-and-range check: what `load` returns has every key, so its readers (the
+The sections written here (DEFAULTS, and the bounds of their numbers, LIMITS) are
+config's own: learning, the digest, the learned patterns. Each sense declares its own
+section in its module; metacog.schema assembles the whole schema (`schema(SENSES)`) and
+hands it to `load` and `merge`, so this module imports no other part of metacog at import
+time (a leaf: the senses and the learning layer may both read it). `merge` is the one
+type-and-range check: what `load` returns has every key of the schema, so its readers (the
 senses, metacog.learning.settings, the detectors) index it without defaults of their own.
 """
 
@@ -16,7 +19,7 @@ from __future__ import annotations
 
 import os
 
-# The senses' sections are their own (each sense module's DEFAULTS and LIMITS), collected below.
+# The senses' sections are their own (each sense module's DEFAULTS and LIMITS), see `schema`.
 DEFAULTS: dict[str, dict[str, object]] = {
     "learning": {
         "enabled": True,
@@ -85,23 +88,22 @@ LIMITS: dict[tuple[str, str], tuple[float, float]] = {
 }
 
 
-def _collect_senses() -> None:
-    """Each sense's section, first, in SENSES order; a sense without DEFAULTS gets none
-    (metacog.nervous then skips it with a log line)."""
-    from metacog.senses import SENSES  # the hook imports them anyway (metacog.nervous)
-
-    learned = dict(DEFAULTS)
-    DEFAULTS.clear()
-    for sense in SENSES:
-        defaults = getattr(sense, "DEFAULTS", None)
-        if isinstance(defaults, dict):
-            DEFAULTS[sense.NAME] = defaults
+def schema(senses: tuple) -> tuple[dict[str, dict[str, object]], dict[tuple[str, str], tuple]]:
+    """(defaults, bounds) of every section: each sense's first, in the order of `senses` (the
+    sense modules, metacog.senses.SENSES, handed over by metacog.schema), then config's own.
+    A sense without DEFAULTS gets none (metacog.nervous then skips it with a log line)."""
+    defaults: dict[str, dict[str, object]] = {}
+    limits = dict(LIMITS)
+    for sense in senses:
+        section = getattr(sense, "DEFAULTS", None)
+        if isinstance(section, dict):
+            defaults[sense.NAME] = section
             for key, bound in getattr(sense, "LIMITS", {}).items():
-                LIMITS[(sense.NAME, key)] = bound
-    DEFAULTS.update(learned)
+                limits[(sense.NAME, key)] = bound
+    defaults.update(DEFAULTS)
+    return defaults, limits
 
 
-_collect_senses()
 _INF = float("inf")
 CONFIG_CAP = 256 * 1024  # bytes; a config file is a few lines
 GLOBAL_NAME = "config.toml"
@@ -162,22 +164,22 @@ def parse_toml(path: str) -> dict:
         raise ValueError(f"{path}: unreadable ({type(exc).__name__})") from None
 
 
-def merge(base: dict, layer: dict) -> dict:
+def merge(base: dict, layer: dict, defaults: dict, limits: dict) -> dict:
     """`layer` over `base`, keeping only known sections and keys of the default's type, numbers
-    finite and within LIMITS. The one check: readers of the result (senses, metacog.learning)
-    take its values as they are."""
+    finite and within `limits` (`defaults` and `limits`: the schema, metacog.schema's). The one
+    check: readers of the result (senses, metacog.learning) take its values as they are."""
     out = {section: dict(values) for section, values in base.items()}
     for section, values in layer.items():
         if section not in out or not isinstance(values, dict):
             continue
         for key, value in values.items():
-            default = DEFAULTS[section].get(key)
+            default = defaults[section].get(key)
             if default is None:
                 continue
             if isinstance(default, bool):
                 ok = isinstance(value, bool)
             elif isinstance(default, (int, float)):
-                low, high = LIMITS.get((section, key), (0, _INF))
+                low, high = limits.get((section, key), (0, _INF))
                 # TOML has inf and nan: nan fails any comparison, inf only the `< _INF`.
                 ok = (
                     isinstance(value, (int, float))
@@ -203,26 +205,28 @@ def files(config_dir: str, root: str) -> list[str]:
 # Replay only (metacog.replay sets it for one transcript, in one process): the settings of
 # each (config folder, project) loaded once, not stat'ed and merged again on every call (an
 # eighth of a replay's time, profiled). The files do not change under one replay; what
-# `load` returns is never changed by its readers (DEFAULTS itself is returned without files).
+# `load` returns is never changed by its readers (the defaults themselves are returned
+# without files). One process has one schema (metacog.schema's), so it is not in the key.
 HELD: dict[tuple[str, str], dict] | None = None
 
 
-def load(config_dir: str, root: str) -> dict:
-    """Effective settings. Unreadable files are skipped (`metacog doctor` names them)."""
+def load(config_dir: str, root: str, defaults: dict, limits: dict) -> dict:
+    """Effective settings over the schema (`defaults`, `limits`: metacog.schema's). Unreadable
+    files are skipped (`metacog doctor` names them)."""
     if HELD is not None:
         values = HELD.get((config_dir, root))
         if values is None:
-            values = HELD[(config_dir, root)] = _load(config_dir, root)
+            values = HELD[(config_dir, root)] = _load(config_dir, root, defaults, limits)
         return values
-    return _load(config_dir, root)
+    return _load(config_dir, root, defaults, limits)
 
 
-def _load(config_dir: str, root: str) -> dict:
-    values = DEFAULTS
+def _load(config_dir: str, root: str, defaults: dict, limits: dict) -> dict:
+    values = defaults
     for path in files(config_dir, root):
         layer = _layer(path)
         if layer:
-            values = merge(values, layer)
+            values = merge(values, layer, defaults, limits)
     return values
 
 

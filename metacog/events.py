@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from metacog import action as actions
-from metacog import config, fsutil, learning, nervous, paths, state, summary, transcript
+from metacog import config, fsutil, learning, nervous, paths, schema, state, summary, transcript
 from metacog.event import Event
 from metacog.perception import novelty
 
@@ -24,7 +24,7 @@ def _settings(st: dict, event: Event) -> tuple[dict, str]:
     cwd = event.cwd
     if st.get("cwd") != cwd or "root" not in st:
         st["cwd"], st["root"] = cwd, config.project_root(cwd)
-    return config.load(paths.config_dir(), st["root"]), st["root"]
+    return schema.load(paths.config_dir(), st["root"]), st["root"]
 
 
 def _read_transcript(st: dict, event: Event, cfg: dict, state_dir: str, now: float) -> list[dict]:
@@ -150,7 +150,7 @@ def on_session_start(event: Event, state_dir: str, now: float) -> dict | None:
     sid = event.session
     if sid:
         root = config.project_root(event.cwd)
-        cfg = config.load(paths.config_dir(), root)
+        cfg = schema.load(paths.config_dir(), root)
         if cfg["learning"]["enabled"]:
             # Sessions of this project that ended without a SessionEnd are evaluated now,
             # before the collection below could remove their state.
@@ -207,7 +207,7 @@ def on_session_end(event: Event, state_dir: str, now: float) -> dict | None:
     if sid:
         st = state.read(state_dir, sid) or {}
         root = st.get("root") if isinstance(st.get("root"), str) else config.project_root(event.cwd)
-        cfg = config.load(paths.config_dir(), root)
+        cfg = schema.load(paths.config_dir(), root)
         if cfg["learning"]["enabled"]:
             learning.on_session_end(root, sid, state_dir, cfg, now)
     return None

@@ -177,12 +177,17 @@ def update(win: dict, action: dict, ctx: Context) -> None:
         ctx.identity = identity(action)
     _streak_update(win, facts, action, ctx)
     prints, named = action.get("prints"), action.get("named")
-    novelty.update(
+    read = novelty.update(
         win,
         action,
         prints if isinstance(prints, list) else [],
         named if isinstance(named, list) else [],
-        ctx,
+    )
+    ctx.gain, ctx.news, ctx.obstacle, ctx.obstacles = (
+        read.gain,
+        read.news,
+        read.obstacle,
+        read.obstacles,
     )
     if ctx.is_main and ctx.terms:
         ctx.touched = any(term in action["target"].lower() for term in ctx.terms)

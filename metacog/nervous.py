@@ -6,7 +6,7 @@ Layer 2 (an interrupt) leads with the interrupt and carries the other readings.
 
 from __future__ import annotations
 
-from metacog import facts
+from metacog import facts, recall
 from metacog.senses import SENSES
 from metacog.senses.contract import Context
 from metacog.senses.signal import INTERRUPT, Signal, forget
@@ -17,6 +17,10 @@ if TYPE_CHECKING:
 
 PREFIX = "metacog: "
 __all__ = ("PREFIX", "Context", "after_subagent", "compacted", "compose", "feel", "heard")
+# What a Context hands every sense besides the call (metacog.senses.contract): the senses
+# import neither their tuple nor the learning layer, whose detectors read the senses.
+Context.senses = SENSES
+Context.recall = recall
 
 
 def _log(ctx: Context, message: str) -> None:

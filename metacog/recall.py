@@ -1,6 +1,11 @@
-"""The lines Reflex says: a resolution recalled, a learned rule recalled, the compaction note.
+"""What Reflex recalls, and the lines it says: a resolution, a learned rule, the compaction note.
 
-Pure functions over plain values (no state, no files), so each wording is tested alone.
+The lines are pure functions over plain values (no state, no files), so each wording is
+tested alone. The learning layer's answers (the resolutions store, the rules the digest
+showed, their lessons) are asked here too: Reflex gets this module in the Context
+(`ctx.recall`, from metacog.nervous) and imports no learning module, since the learning
+layer reads the senses (its detectors, the sense names). Each asks when called: a failure,
+an edit, never a Read.
 """
 
 from __future__ import annotations
@@ -70,3 +75,43 @@ def compaction_note(unresolved: list[tuple], tried: list[tuple], fixed: list[tup
         return ""
     text = "before the compaction, " + ". ".join(parts) + "."
     return short(text, NOTE_CAP)
+
+
+def key(identity: str) -> str:
+    """The problem a failure's identity is, as the resolutions store keys it."""
+    from metacog.learning.resolutions import key as problem_key
+
+    return problem_key(identity)
+
+
+def session_hash(session_id: str) -> str:
+    from metacog.learning.resolutions import session_hash as short_hash
+
+    return short_hash(session_id)
+
+
+def resolved(root: str, problem: str, sig: str, fix: dict, now: float) -> None:
+    """Remember how the problem was resolved in this project (OSError, ValueError: not)."""
+    from metacog.learning import resolutions
+
+    resolutions.resolved(root, problem, sig, fix, now)
+
+
+def met(root: str, problem: str, sig: str, session_id: str, now: float) -> dict | None:
+    """The problem came back in this session: what the project knew of it before."""
+    from metacog.learning import resolutions
+
+    return resolutions.met(root, problem, sig, session_id, now)
+
+
+def active_rules(state_dir: str, session_id: str) -> set[str]:
+    """The rule ids the session's digest showed at its first prompt."""
+    from metacog.learning.digest import read_active
+
+    return read_active(state_dir, session_id)
+
+
+def lesson(rule_id: str) -> str:
+    from metacog.learning.detectors import RULES
+
+    return RULES[rule_id]

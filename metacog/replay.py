@@ -430,12 +430,12 @@ def global_settings() -> dict:
     """The person's global settings, read without writing anything (config.load caches into
     the state dir). A transcript's own project settings are the hook's to read, from its cwd:
     the folder the replay runs in is not that session's project."""
-    from metacog import config, paths
+    from metacog import config, paths, schema
 
-    values = config.DEFAULTS
+    values = schema.DEFAULTS
     for path in config.files(paths.config_dir(), ""):
         try:
-            values = config.merge(values, config.parse_toml(path))
+            values = schema.merge(values, config.parse_toml(path))
         except (OSError, ValueError):  # missing or broken: `metacog doctor` names it
             continue
     return values

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import zlib
 
+from metacog.event import FILE_TOOLS
 from metacog.signature import clean, kind
 
 PROBLEMS_CAP = 12  # problems read per failure (felt by the senses, not stored)
@@ -347,8 +348,6 @@ def identity(action: dict) -> str:
     [build failed]" is the same whatever broke) every problem line. The target joins the signature where the signature names nothing (a bare exit code) or
     where the file is the identity (three different missing files are exploring).
     """
-    from metacog.action import FILE_TOOLS  # metacog.action imports this module
-
     mistake = action.get("mistake", "")
     if mistake in EDIT_MISMATCH:
         return f"edit-mismatch {action.get('path') or action['target']}"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from metacog import config, paths, state, summary
+from metacog import paths, schema, state, summary
 from metacog.learning import digest, store
 
 DAY = 86400.0
@@ -27,14 +27,14 @@ QUIET = {"calls": 3, "main_calls": 3}  # no detector's situation arose
 
 
 def cfg(sections: dict | None = None, **more: dict) -> dict:
-    """Config DEFAULTS with some sections' keys replaced, through metacog.config.merge (so a
+    """Config DEFAULTS with some sections' keys replaced, through metacog.schema.merge (so a
     test cannot set up a value the hook would refuse); detector sections are named by rule id,
     so they come as a dict: cfg({"error-loop": {...}})."""
     layer = {**(sections or {}), **more}
-    out = config.merge(config.DEFAULTS, layer)
+    out = schema.merge(schema.DEFAULTS, layer)
     for name, values in layer.items():
         for key, value in values.items():
-            assert out[name][key] == value, f"{name}.{key} = {value!r} is refused by config.merge"
+            assert out[name][key] == value, f"{name}.{key} = {value!r} is refused by schema.merge"
     return out
 
 

@@ -10,7 +10,7 @@ import clitest
 import pytest
 from clitest import cli, one_line_error
 
-from metacog import config, paths
+from metacog import config, paths, schema
 from metacog.cli import settings
 
 project = clitest.project
@@ -23,7 +23,7 @@ def global_file() -> Path:
 def test_show_lists_every_setting_with_its_source(project: Path) -> None:
     result = cli("config", "show")
     assert result.exit_code == 0
-    for section, values in config.DEFAULTS.items():
+    for section, values in schema.DEFAULTS.items():
         for key in values:
             assert f"{section}.{key} = " in result.stdout
     assert "(absent)" in result.stdout
@@ -35,7 +35,7 @@ def test_set_writes_toml_that_the_hook_reads(project: Path, isolated_home: Path)
     assert result.exit_code == 0, result.output
     assert result.stdout == f"Set nociception.observe_at = 4 in {global_file()}\n"
     assert config.parse_toml(str(global_file())) == {"nociception": {"observe_at": 4}}
-    effective = config.load(paths.config_dir(), str(project))
+    effective = schema.load(paths.config_dir(), str(project))
     assert effective["nociception"]["observe_at"] == 4
     assert cli("config", "get", "nociception.observe_at").stdout == "4\n"
 
@@ -141,12 +141,12 @@ def test_set_rejects_what_the_hook_would_ignore(
 def test_every_value_set_accepts_is_one_the_hook_uses(project: Path) -> None:
     for key in settings.all_keys():
         section, name = key.split(".")
-        default = config.DEFAULTS[section][name]
+        default = schema.DEFAULTS[section][name]
         value = settings.parse_value(
             key, str(default).lower() if isinstance(default, bool) else str(default)
         )
         assert settings.accepts(section, name, value), key
-        assert config.merge(config.DEFAULTS, {section: {name: value}})[section][name] == value, key
+        assert schema.merge(schema.DEFAULTS, {section: {name: value}})[section][name] == value, key
 
 
 @pytest.mark.parametrize(
@@ -201,7 +201,7 @@ def test_a_deeply_nested_committed_config_is_one_clear_line(project: Path) -> No
         "nested too deeply" in one_line_error(result, code=1)
         and "internal error" not in result.stderr
     )
-    assert config.load(paths.config_dir(), str(project)) == config.DEFAULTS
+    assert schema.load(paths.config_dir(), str(project)) == schema.DEFAULTS
 
 
 def test_set_refuses_a_section_that_is_not_a_table(project: Path) -> None:
@@ -227,9 +227,9 @@ def test_set_write_is_atomic(project: Path, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_every_bound_names_a_number_setting_whose_default_it_admits() -> None:
-    # config.LIMITS is the only table of bounds: a misspelt key there would bound nothing.
-    for (section, name), (low, high) in config.LIMITS.items():
-        default = config.DEFAULTS[section][name]
+    # schema.LIMITS is the only table of bounds: a misspelt key there would bound nothing.
+    for (section, name), (low, high) in schema.LIMITS.items():
+        default = schema.DEFAULTS[section][name]
         assert isinstance(default, (int, float)) and not isinstance(default, bool), (section, name)
         assert low <= default <= high, (section, name)
 
@@ -248,8 +248,8 @@ def test_the_hook_ignores_numbers_that_are_not_finite(
     section: str, name: str, value: float
 ) -> None:
     assert (
-        config.merge(config.DEFAULTS, {section: {name: value}})[section][name]
-        == config.DEFAULTS[section][name]
+        schema.merge(schema.DEFAULTS, {section: {name: value}})[section][name]
+        == schema.DEFAULTS[section][name]
     )
 
 
@@ -263,9 +263,9 @@ def test_the_hook_ignores_numbers_that_are_not_finite(
     ],
 )
 def test_learning_settings_below_their_bound_keep_the_default(name: str, low: int) -> None:
-    merged = config.merge(config.DEFAULTS, {"learning": {name: low - 1}})["learning"]
-    assert merged[name] == config.DEFAULTS["learning"][name]
-    assert config.merge(config.DEFAULTS, {"learning": {name: low}})["learning"][name] == low
+    merged = schema.merge(schema.DEFAULTS, {"learning": {name: low - 1}})["learning"]
+    assert merged[name] == schema.DEFAULTS["learning"][name]
+    assert schema.merge(schema.DEFAULTS, {"learning": {name: low}})["learning"][name] == low
 
 
 # --------------------------------------------------- --project writes only inside the project

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from hooktest import agent_text, bash, captured, edit, failed, read, send
 
-from metacog import config, facts, nervous, paths
+from metacog import facts, nervous, paths, schema
 from metacog.learning import detectors
 from metacog.senses import SENSES, contract
 
@@ -119,9 +119,9 @@ def test_every_sense_declares_its_contract() -> None:
 
 def test_settings_and_names_derive_from_the_tuple() -> None:
     for sense in SENSES:
-        assert config.DEFAULTS[sense.NAME] is sense.DEFAULTS
+        assert schema.DEFAULTS[sense.NAME] is sense.DEFAULTS
         for key, bound in sense.LIMITS.items():
-            assert config.LIMITS[(sense.NAME, key)] == bound
+            assert schema.LIMITS[(sense.NAME, key)] == bound
     assert tuple(NAMES) == detectors.SENSES
     assert nervous.Context is contract.Context
 
@@ -180,7 +180,7 @@ def test_a_failing_sense_is_skipped_and_the_others_speak(
         raise ZeroDivisionError("newcomer's bug")
 
     monkeypatch.setattr(extra_sense, "feel", broken)
-    monkeypatch.setitem(config.DEFAULTS, "newcomer", {"enabled": True})
+    monkeypatch.setitem(schema.DEFAULTS, "newcomer", {"enabled": True})
     said = [agent_text(send(bash("git status"), now=T0 + i)) for i in range(4)]
     assert "4 times in a row" in said[3]
     assert "sense newcomer failed: ZeroDivisionError: newcomer's bug" in _log(isolated_home)

@@ -11,7 +11,7 @@ import pytest
 from hooktest import captured, send
 from learningtest import T0, cfg, project_records, session
 
-from metacog import config, paths, state
+from metacog import paths, schema, state
 from metacog.learning import detectors, settings
 
 ALL = frozenset(detectors.RULES)
@@ -208,10 +208,10 @@ def test_a_docs_session_through_the_hook_holds_no_rule(project: str) -> None:
 
 @pytest.mark.parametrize("rule_id", sorted(CASES))
 def test_the_lowest_min_thresholds_do_not_make_a_situation_arise(rule_id: str) -> None:
-    # Each precondition threshold at the lowest the config takes (0 where config.LIMITS has no bound).
+    # Each precondition threshold at the lowest the config takes (0 where schema.LIMITS has no bound).
     lowest = {
-        key: type(value)(config.LIMITS.get((rule_id, key), (0, 0))[0])
-        for key, value in config.DEFAULTS[rule_id].items()
+        key: type(value)(schema.LIMITS.get((rule_id, key), (0, 0))[0])
+        for key, value in schema.DEFAULTS[rule_id].items()
         if key.startswith("min_")
     }
     assert lowest, rule_id
@@ -250,8 +250,8 @@ def test_thresholds_are_tunable_and_partial_tables_keep_the_rest() -> None:
         "suppression"
     ]
     assert verdicts({"errors": 5, "max_error_streak": 5}, "error-loop", conf=tuned) == ["detection"]
-    # As metacog.config.load gives them: config.merge is the one check of types and ranges.
-    wrong_type = config.merge(config.DEFAULTS, {"error-loop": {"streak": "five", "enabled": "no"}})
+    # As metacog.schema.load gives them: schema.merge is the one check of types and ranges.
+    wrong_type = schema.merge(schema.DEFAULTS, {"error-loop": {"streak": "five", "enabled": "no"}})
     assert verdicts({"errors": 3, "max_error_streak": 3}, "error-loop", conf=wrong_type) == [
         "detection"
     ]
@@ -337,7 +337,7 @@ def test_detector_sections_go_through_config_load(make_project: Callable[[str], 
         "[error-loop]\nstreak = 5\n\n[task-drift]\nenabled = false\n\n"
         '[no-such-detector]\nenabled = false\n\n[learning]\npromote_projects = 3\nkeep_days = "x"\n'
     )
-    conf = config.load(paths.config_dir(), str(root))
+    conf = schema.load(paths.config_dir(), str(root))
     assert verdicts({"errors": 4, "max_error_streak": 4}, "error-loop", conf=conf) == [
         "suppression"
     ]
@@ -352,24 +352,24 @@ def test_detector_sections_go_through_config_load(make_project: Callable[[str], 
     learn = settings.learning(conf)
     assert (learn["promote_projects"], learn["keep_days"]) == (
         3,
-        config.DEFAULTS["learning"]["keep_days"],
+        schema.DEFAULTS["learning"]["keep_days"],
     )
 
 
 def test_the_thresholds_are_the_config_sections_only() -> None:
-    # No second table: each detector's section is config.DEFAULTS' own, and a tuned section
+    # No second table: each detector's section is schema.DEFAULTS' own, and a tuned section
     # is what the detector reads (a threshold the config lacked would raise KeyError here).
     assert set(detectors.CONFIG_DEFAULTS) == {*detectors.BY_ID, detectors.MOTOR}
     assert all(
-        detectors.CONFIG_DEFAULTS[name] is config.DEFAULTS[name]
+        detectors.CONFIG_DEFAULTS[name] is schema.DEFAULTS[name]
         for name in detectors.CONFIG_DEFAULTS
     )
     assert not any(hasattr(det, "defaults") for det in detectors.DETECTORS)
     for rule_id, (_, failed) in CASES.items():
-        # The highest each key takes (config.LIMITS), or 10**9 where it has no bound.
+        # The highest each key takes (schema.LIMITS), or 10**9 where it has no bound.
         unreachable = {
-            key: config.LIMITS.get((rule_id, key), (0, 10**9))[1]
-            for key in config.DEFAULTS[rule_id]
+            key: schema.LIMITS.get((rule_id, key), (0, 10**9))[1]
+            for key in schema.DEFAULTS[rule_id]
             if key != "enabled"
         }
         assert verdicts(failed, rule_id, conf=cfg({rule_id: unreachable})) == [], rule_id

@@ -9,7 +9,7 @@ import learningtest
 import pytest
 from learningtest import DAY, LOOP, T0, active, cfg, session, state_dir
 
-from metacog import config, learning, paths
+from metacog import config, learning, paths, schema
 from metacog.learning import build, detectors, digest, store
 
 project = learningtest.project
@@ -102,9 +102,9 @@ def test_the_hard_ceiling_wins_over_any_setting(project: str) -> None:
     recs = [{"v": 1, "type": "detection", "rule": r, "at": T0} for r in detectors.RULES]
     seed(project, {})
     store.append(store.project_path(project), recs, T0, 1 << 30, 30)
-    huge = config.merge(
-        config.DEFAULTS, {"digest": {"max_chars": 10**9, "max_rules": 10**9}}
-    )  # as config.load
+    huge = schema.merge(
+        schema.DEFAULTS, {"digest": {"max_chars": 10**9, "max_rules": 10**9}}
+    )  # as schema.load
     text = learning.digest_once(project, "s0", state_dir(), huge, T0)
     assert len(text) <= config.DIGEST_HARD_CEILING < 10000
 
@@ -115,16 +115,16 @@ def test_a_budget_too_small_to_say_anything_is_ignored_and_the_minimum_works(pro
     assert len(usual) > config.DIGEST_MIN_CHARS  # so the default budget, not the minimum, made it
     toml = Path(project, ".claude", "metacog.toml")
     toml.parent.mkdir(exist_ok=True)
-    # Through a config file, as the hook reads it: config.LIMITS keeps a smaller budget out.
+    # Through a config file, as the hook reads it: schema.LIMITS keeps a smaller budget out.
     for sid, tiny in (("s0", 50), ("s1", 0), ("s2", config.DIGEST_MIN_CHARS - 1)):
         toml.write_text(f"[digest]\nmax_chars = {tiny}\n")
-        conf = config.load(paths.config_dir(), project)
-        assert conf["digest"]["max_chars"] == config.DEFAULTS["digest"]["max_chars"]
+        conf = schema.load(paths.config_dir(), project)
+        assert conf["digest"]["max_chars"] == schema.DEFAULTS["digest"]["max_chars"]
         assert learning.digest_once(project, sid, state_dir(), conf, T0) == usual
     # Longer than the 299 file: config.load's cache is keyed on (mtime, size), and mtimes can be coarse.
     toml.write_text(f"[digest]\nmax_chars = {config.DIGEST_MIN_CHARS}  # the minimum\n")
     text = learning.digest_once(
-        project, "s3", state_dir(), config.load(paths.config_dir(), project), T0
+        project, "s3", state_dir(), schema.load(paths.config_dir(), project), T0
     )
     assert text.startswith(build.HEADER) and len(text) <= config.DIGEST_MIN_CHARS
     assert text.endswith(
@@ -134,7 +134,7 @@ def test_a_budget_too_small_to_say_anything_is_ignored_and_the_minimum_works(pro
 
 
 def test_the_minimum_budget_fits_the_header_and_the_left_out_line() -> None:
-    assert config.LIMITS[("digest", "max_chars")] == (
+    assert schema.LIMITS[("digest", "max_chars")] == (
         config.DIGEST_MIN_CHARS,
         config.DIGEST_HARD_CEILING,
     )

@@ -6,11 +6,6 @@ from __future__ import annotations
 from hooktest import agent_text, captured, failed, send
 
 from metacog.perception import novelty
-from metacog.senses.contract import Context
-
-
-def _ctx(win: dict) -> Context:
-    return Context({}, {"windows": {"main": win}}, win)
 
 
 def _gains(results: list[str]) -> list[float]:
@@ -18,9 +13,8 @@ def _gains(results: list[str]) -> list[float]:
     out = []
     for text in results:
         win["calls"] += 1
-        ctx = _ctx(win)
-        novelty.update(
-            win, {"tool": "Bash", "target": "x", "ok": True}, novelty.fingerprints(text), [], ctx
+        ctx = novelty.update(
+            win, {"tool": "Bash", "target": "x", "ok": True}, novelty.fingerprints(text), []
         )
         out.append(round(ctx.gain, 2))
     return out
@@ -59,17 +53,15 @@ def test_a_line_shown_longer_ago_than_the_span_is_news_again() -> None:
     gains = []
     for call in (1, 2, 2 + novelty.SPAN + 1):
         win["calls"] = call
-        ctx = _ctx(win)
-        novelty.update(win, {"tool": "Bash", "target": "x", "ok": True}, prints, [], ctx)
+        ctx = novelty.update(win, {"tool": "Bash", "target": "x", "ok": True}, prints, [])
         gains.append(ctx.gain)
     assert gains == [1.0, 0.0, 1.0]
 
 
 def test_the_memory_is_capped_and_a_damaged_one_is_replaced() -> None:
     win: dict = {"calls": 1, "novelty": {"seen": "junk", "obstacles": [["x"], [1, 2, 3, 4, 0]]}}
-    ctx = _ctx(win)
     prints = list(range(novelty.SEEN_CAP + 50))
-    novelty.update(win, {"tool": "Bash", "target": "x", "ok": False}, prints, [], ctx)
+    ctx = novelty.update(win, {"tool": "Bash", "target": "x", "ok": False}, prints, [])
     assert len(win["novelty"]["seen"]) == novelty.SEEN_CAP
     assert ctx.obstacle and ctx.obstacles[0] == (1, 2, 0.03, 0) and len(ctx.obstacles) == 2
 
@@ -78,8 +70,7 @@ def test_the_same_call_working_again_overcomes_its_obstacles() -> None:
     win: dict = {"calls": 0}
     for ok in (False, False, True):
         win["calls"] += 1
-        ctx = _ctx(win)
-        novelty.update(win, {"tool": "Bash", "target": "pytest", "ok": ok}, [1], [], ctx)
+        ctx = novelty.update(win, {"tool": "Bash", "target": "pytest", "ok": ok}, [1], [])
     assert ctx.obstacles == []  # red, red, green: nothing stands in the way any more
 
 
@@ -88,9 +79,10 @@ def test_a_shorter_result_of_the_same_call_is_news() -> None:
     gains = []
     for count in (9, 5, 5):
         win["calls"] += 1
-        ctx = _ctx(win)
         prints = novelty.fingerprints("error[E0308]: mismatched types\n" * count)
-        novelty.update(win, {"tool": "Bash", "target": "cargo build", "ok": False}, prints, [], ctx)
+        ctx = novelty.update(
+            win, {"tool": "Bash", "target": "cargo build", "ok": False}, prints, []
+        )
         gains.append(ctx.gain)
     assert gains == [1.0, 1.0, 0.0]  # 9, then 5 (some got fixed), then 5 again
 

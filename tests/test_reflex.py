@@ -272,13 +272,13 @@ def test_a_rule_the_digest_did_not_show_is_not_said(project: Path) -> None:
 def test_the_rule_recall_leaves_the_reinforcement_bookkeeping_as_it_was(project: Path) -> None:
     """The session met the situation (errors) and no loop formed: a suppression, as without
     the recall; the recall adds no evidence of its own."""
-    from metacog import config, learning, paths
+    from metacog import learning, paths, schema
     from metacog.learning import store
 
     seed_rules(project, {"error-loop": 2})
     prompt(project, "s1", T0 + 10)
     run(project, "s1", [failed("npx tsc", TSC_ERROR), bash("ls"), failed("npx tsc", TSC_ERROR)], T0)
-    conf = config.load(paths.config_dir(), str(project))
+    conf = schema.load(paths.config_dir(), str(project))
     learning.on_session_end(str(project), "s1", paths.state_dir(), conf, T0 + 200)
     lines = Path(store.project_path(str(project))).read_text().splitlines()
     kinds = [json.loads(line)["type"] for line in lines if '"error-loop"' in line]

@@ -375,10 +375,10 @@ def test_a_quiet_subagent_is_not_reported() -> None:
 def test_out_of_range_settings_are_ignored(
     isolated_home: Path, section: str, key: str, value: object
 ) -> None:
-    from metacog import config
+    from metacog import schema
 
-    merged = config.merge(config.DEFAULTS, {section: {key: value}})
-    assert merged[section][key] == config.DEFAULTS[section][key]
+    merged = schema.merge(schema.DEFAULTS, {section: {key: value}})
+    assert merged[section][key] == schema.DEFAULTS[section][key]
     (isolated_home / "config").mkdir(parents=True)
     (isolated_home / "config" / "config.toml").write_text(f"[{section}]\n{key} = {value}\n")
     fail = captured("PostToolUseFailure", "Bash")

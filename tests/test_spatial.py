@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import pytest
 from hooktest import agent_text, captured, send
 
-from metacog import config, imports, paths
+from metacog import imports, paths, schema
 from metacog.senses import spatial
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,7 +59,7 @@ def importers(n: int, line: str, folder: str = "users", ext: str = ".py") -> dic
 
 
 def ctx_for(base: Path, **spatial_cfg: object) -> SimpleNamespace:
-    cfg = {section: dict(values) for section, values in config.DEFAULTS.items()}
+    cfg = {section: dict(values) for section, values in schema.DEFAULTS.items()}
     cfg["spatial"].update(spatial_cfg)
     notes: list[dict] = []
     return SimpleNamespace(

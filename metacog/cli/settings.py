@@ -2,8 +2,8 @@
 
 The files are the ones the hook reads (metacog.config): the global
 `<config dir>/config.toml` and the project's `<root>/.claude/metacog.toml`, the
-project winning. Keys are `section.key` from config.DEFAULTS; a value is accepted
-exactly when the hook would accept it (config.merge decides, not a copy of its rule).
+project winning. Keys are `section.key` from metacog.schema.DEFAULTS; a value is accepted
+exactly when the hook would accept it (schema.merge decides, not a copy of its rule).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import os
 
-from metacog import config, paths
+from metacog import config, paths, schema
 from metacog.cli.common import CliError, closest, one_line
 from metacog.fsutil import atomic_write, read_capped
 
@@ -21,16 +21,16 @@ _FALSE = ("false", "no", "off", "0")
 
 
 def all_keys() -> list[str]:
-    return [f"{section}.{key}" for section, values in config.DEFAULTS.items() for key in values]
+    return [f"{section}.{key}" for section, values in schema.DEFAULTS.items() for key in values]
 
 
 def split_key(key: str) -> tuple[str, str]:
     """(section, key) of a known `section.key`; a CliError naming the closest keys otherwise."""
     section, _, name = key.partition(".")
-    if section in config.DEFAULTS and name in config.DEFAULTS[section]:
+    if section in schema.DEFAULTS and name in schema.DEFAULTS[section]:
         return section, name
-    if section in config.DEFAULTS and not name:
-        names = ", ".join(f"{section}.{k}" for k in config.DEFAULTS[section])
+    if section in schema.DEFAULTS and not name:
+        names = ", ".join(f"{section}.{k}" for k in schema.DEFAULTS[section])
         raise CliError(f"{section!r} is a section; name one of its keys: {names}", code=2)
     near = closest(key, all_keys())
     hint = f"closest: {', '.join(near)}" if near else "`metacog config show` lists them all"
@@ -38,15 +38,15 @@ def split_key(key: str) -> tuple[str, str]:
 
 
 def accepts(section: str, name: str, value: object) -> bool:
-    """Whether the hook would use this value (metacog.config.merge is the judge)."""
-    merged = config.merge({section: {name: _UNSET}}, {section: {name: value}})
+    """Whether the hook would use this value (metacog.schema.merge is the judge)."""
+    merged = schema.merge({section: {name: _UNSET}}, {section: {name: value}})
     return merged[section][name] is not _UNSET
 
 
 def parse_value(key: str, raw: str) -> object:
     """VALUE typed like the setting's default, or a CliError saying what is expected."""
     section, name = split_key(key)
-    default = config.DEFAULTS[section][name]
+    default = schema.DEFAULTS[section][name]
     text = raw.strip()
     shown = one_line(repr(raw), 80)
     if not text.isascii():
@@ -74,7 +74,7 @@ def parse_value(key: str, raw: str) -> object:
             raise CliError(f"{key} must be a finite number, not {shown}", code=2)
     else:
         return raw
-    low, high = config.LIMITS.get((section, name), (0, float("inf")))
+    low, high = schema.LIMITS.get((section, name), (0, float("inf")))
     if not low <= value <= high:
         bounds = f"at least {low:g}" if high == float("inf") else f"from {low:g} to {high:g}"
         raise CliError(f"{key} is {bounds}, not {shown}", code=2)
@@ -157,7 +157,7 @@ def effective(root: str) -> dict:
     skipped) without its cache, so it always tells what the files say now.
     """
     settings = {
-        key: {"value": config.DEFAULTS[s][k], "source": "default", "file": ""}
+        key: {"value": schema.DEFAULTS[s][k], "source": "default", "file": ""}
         for key in all_keys()
         for s, k in [key.split(".", 1)]
     }
@@ -175,7 +175,7 @@ def effective(root: str) -> dict:
                     why = "unknown setting" + (f" (closest: {', '.join(near)})" if near else "")
                     ignored.append(_ignored(layer, key, why))
                 elif not accepts(section, name, value):
-                    default = config.DEFAULTS[section][name]
+                    default = schema.DEFAULTS[section][name]
                     ignored.append(
                         _ignored(
                             layer,

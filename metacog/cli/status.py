@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 
-from metacog import config, facts, learning, nervous, paths, state
+from metacog import config, facts, learning, nervous, paths, schema, state
 from metacog.cli.common import CliError, ago, closest, command, log_bug, one_line
 from metacog.senses import SENSES
 
@@ -169,7 +169,7 @@ def collect(cwd: str, wanted: str | None = None, now: float | None = None) -> di
     )
     session = None
     if st is not None:
-        cfg = config.load(paths.config_dir(), root)
+        cfg = schema.load(paths.config_dir(), root)
         win = (st.get("windows") or {}).get(state.MAIN) or {}
         session = {
             "id": st.get("id", ""),
@@ -183,7 +183,7 @@ def collect(cwd: str, wanted: str | None = None, now: float | None = None) -> di
             "subagents": sum(1 for key in st.get("windows") or {} if key != state.MAIN),
             "senses": readings(st, cfg, state_dir, now),
         }
-    cfg = config.load(paths.config_dir(), root)
+    cfg = schema.load(paths.config_dir(), root)
     found, why, unread_stores = rules(root, cfg, now)
     report = {
         "project": root,

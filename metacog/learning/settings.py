@@ -5,10 +5,10 @@ Each detector has a section of its own named by its rule id (`[error-loop]`,
 `metacog forget` takes: `enabled` and its thresholds, two levels like every setting,
 so `metacog config set error-loop.streak 5` works.
 
-`cfg` is what metacog.config.load returns: merged over config.DEFAULTS, so every key is
-there, of its default's type and within config.LIMITS (a digest budget is never below
-config.DIGEST_MIN_CHARS). Defaults and bounds live there only; this module names the
-sections, so a caller never spells a section name twice.
+`cfg` is what metacog.schema.load returns: merged over schema.DEFAULTS, so every key is
+there, of its default's type and within schema.LIMITS (a digest budget is never below
+config.DIGEST_MIN_CHARS). These sections' defaults and bounds live in metacog.config only;
+this module names the sections, so a caller never spells a section name twice.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ A sense is a module of `metacog.senses` listed once in `SENSES`. It declares:
 
 - `NAME`, and a one-line docstring saying what it feels;
 - `DEFAULTS`, its settings section (`enabled` among them), and `LIMITS`, the bounds of its
-  numbers: metacog.config collects both from `SENSES`, so the section exists once, here;
+  numbers: metacog.schema assembles both from `SENSES` (metacog.config imports no sense), so
+  the section exists once, here;
 - `feel(win, action, ctx) -> Signal | None` and `reading(win, ctx) -> str`;
 - optionally `on_prompt(win, prompt, now)` (the person spoke), `on_compaction(win, ctx) -> str`
   (the context was compacted; a note for the agent, or ''), and
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
-    from typing import Protocol
+    from typing import Any, Protocol
 
     from metacog.event import Event
     from metacog.senses.signal import Signal
@@ -82,6 +83,11 @@ class Context:
     """What a sense may consult besides its window: settings, the session, the moment, and
     the facts of this call (filled by metacog.facts before any sense feels)."""
 
+    # Handed over by metacog.nervous, which may import what no sense does: the senses (whose
+    # readings `readings` gathers) and metacog.recall (the learning layer, as Reflex asks it).
+    senses: tuple = ()
+    recall: Any = None
+
     def __init__(
         self,
         cfg: dict,
@@ -139,10 +145,8 @@ class Context:
         return sorted(self.reads.items(), key=lambda kv: -kv[1])[:n]
 
     def readings(self, exclude: tuple[str, ...] = ()) -> str:
-        from metacog.senses import SENSES  # the senses import this module
-
         parts = []
-        for sense in SENSES:
+        for sense in self.senses:
             section = self.cfg.get(sense.NAME)
             if sense.NAME in exclude or not isinstance(section, dict) or not section["enabled"]:
                 continue

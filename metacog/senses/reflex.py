@@ -58,10 +58,8 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
         return None
     if ctx.asked_repeat:
         return None
-    from metacog.learning.resolutions import key  # failures only
-
     ident = ctx.identity  # metacog.facts: the identity Nociception and Habit use
-    problem = key(ident)
+    problem = ctx.recall.key(ident)
     entry = opened.pop(problem, None)
     if not _valid(entry):
         entry = {"n": 0, "turn": None, "first": calls, "sig": ident[:120], "tried": []}
@@ -171,9 +169,7 @@ def _passed(mem: dict, opened: dict, action: dict, calls: int, cfg: dict, ctx: C
             del done[next(iter(done))]
         if _learning(ctx):
             try:
-                from metacog.learning import resolutions
-
-                resolutions.resolved(ctx.root, problem, entry["sig"], fix, ctx.now)
+                ctx.recall.resolved(ctx.root, problem, entry["sig"], fix, ctx.now)
             except (OSError, ValueError) as exc:  # a busy lock, a full disk: this one is lost
                 _log(ctx, exc)
 
@@ -189,16 +185,13 @@ def _log(ctx: Context, exc: Exception) -> None:
 
 
 def _recalled(mem: dict, problem: str, ident: str, calls: int, ctx: Context) -> str:
-    from metacog import recall
-
+    recall = ctx.recall
     done = mem.get("done")
     here = done.get(problem) if isinstance(done, dict) else None
     before = None
     if _learning(ctx):
         try:
-            from metacog.learning import resolutions
-
-            before = resolutions.met(ctx.root, problem, ident, ctx.event.session, ctx.now)
+            before = recall.met(ctx.root, problem, ident, ctx.event.session, ctx.now)
         except (OSError, ValueError) as exc:
             _log(ctx, exc)
     if isinstance(here, dict) and (
@@ -213,9 +206,7 @@ def _recalled(mem: dict, problem: str, ident: str, calls: int, ctx: Context) -> 
         return ""
     if before.get("fix"):
         return recall.resolution_line(before["fix"], ctx.now, same_session=False)
-    from metacog.learning.resolutions import session_hash
-
-    sid = session_hash(ctx.event.session)
+    sid = recall.session_hash(ctx.event.session)
     others = [s for s in before.get("seen") or [] if s != sid]
     # One earlier session that did not resolve it is weak evidence (the session may have
     # moved on to other work): said from two on.
@@ -235,15 +226,10 @@ def _rule(mem: dict, situation: str, ctx: Context) -> Signal | None:
     if not isinstance(active, list):
         # Read once per session, at the first situation: the ids the digest wrote at the
         # first prompt (a calm session never pays for it).
-        from metacog.learning.digest import read_active
-
-        active = mem["rules"] = sorted(read_active(ctx.state_dir, ctx.event.session))
+        active = mem["rules"] = sorted(ctx.recall.active_rules(ctx.state_dir, ctx.event.session))
     if rule_id not in active:
         return None
-    from metacog import recall
-    from metacog.learning.detectors import RULES
-
-    return Signal(NAME, recall.rule_line(RULES[rule_id]))
+    return Signal(NAME, ctx.recall.rule_line(ctx.recall.lesson(rule_id)))
 
 
 def on_compaction(win: dict, ctx: Context) -> str:
@@ -252,8 +238,6 @@ def on_compaction(win: dict, ctx: Context) -> str:
     Also marks this session's resolutions as lost from the agent's context, so each is
     recalled when its problem comes back (both the SessionStart and the transcript's
     sign of one compaction call this: marking twice is marking once)."""
-    from metacog import recall
-
     mem = peek(win, NAME)
     for fix in (mem.get("done") or {}).values() if isinstance(mem.get("done"), dict) else ():
         if isinstance(fix, dict):
@@ -269,7 +253,7 @@ def on_compaction(win: dict, ctx: Context) -> str:
     tried = [(f, e["sig"]) for e in entries for f in e["tried"] if f][:2]
     done = mem.get("done") if isinstance(mem.get("done"), dict) else {}
     fixed = [(d["sig"], d) for d in list(done.values())[-2:] if isinstance(d, dict) and "sig" in d]
-    return recall.compaction_note(unresolved, tried, fixed)
+    return ctx.recall.compaction_note(unresolved, tried, fixed)
 
 
 def reading(win: dict, ctx: Context) -> str:
