@@ -1,6 +1,6 @@
 """Would the tests notice? Every sense's `feel` made to raise; how many tests still pass.
 
-    python benchmarks/mutate_senses.py [--json OUT] [-- PYTEST_ARGS...]
+    python benchmarks/mutate_senses.py [--without-strict] [--json OUT] [-- PYTEST_ARGS...]
 
 Runs the quick suite (`-m "not slow" --ignore=tests/e2e`, or PYTEST_ARGS) in a fresh
 pytest with this file loaded as a plugin (`-p mutate_senses`). Before any test is
@@ -23,6 +23,11 @@ The report gives, of the items that drive a sense, how many still pass (the figu
 senses and the ones that drive them: NAMED below), for comparison with the first count
 (197 of 353). An item passes if its setup, call and teardown all passed; skipped items are
 counted apart.
+
+The suite runs in its strict mode (tests/conftest.py: a test fails if a sense or handler
+raised during it, whatever it asserts). `--without-strict` turns the mode's record off
+(metacog.hook.strict made a no-op, in the children too): what the tests' own assertions
+catch, the measure of tests that assert silence and would pass whatever broke it.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 NOTE_ENV = "METACOG_MUTATE_SENSES"  # the file each stub call appends its test's id to
+LAX_ENV = "METACOG_MUTATE_LAX"  # "1": the strict mode's record is not written (--without-strict)
 PTH = "zz_metacog_mutate_senses.pth"
 # The name-based selection: the files named for a sense or for what drives the senses.
 NAMED = (
@@ -79,22 +85,44 @@ def mutate(senses: tuple, note: str) -> None:
         sense.feel = feel
 
 
+def lax(hook: object) -> None:
+    """The strict mode's record (metacog.hook.strict) no longer written: what the tests'
+    own assertions catch."""
+    hook.strict = lambda what, exc: None
+
+
+def _patch(module: object) -> None:
+    if module.__name__ == "metacog.senses":
+        mutate(module.SENSES, os.environ[NOTE_ENV])
+    elif os.environ.get(LAX_ENV) == "1":
+        lax(module)
+
+
 class _AfterImport:
-    """In a child: mutate metacog.senses once it is imported (its path is set later)."""
+    """In a child: mutate metacog.senses (and metacog.hook) once imported (the child puts
+    the checkout on its path later)."""
+
+    def __init__(self) -> None:
+        self.names = {"metacog.senses", "metacog.hook"}
 
     def find_spec(self, name: str, path: object, target: object = None) -> object:
-        if name != "metacog.senses":
+        if name not in self.names:
             return None
-        sys.meta_path.remove(self)
+        self.names.discard(name)
         import importlib.util
 
-        spec = importlib.util.find_spec(name)
+        sys.meta_path.remove(self)  # the real finders look it up
+        try:
+            spec = importlib.util.find_spec(name)
+        finally:
+            if self.names:
+                sys.meta_path.insert(0, self)
         if spec is not None and spec.loader is not None:
             run = spec.loader.exec_module
 
             def exec_module(module: object) -> None:
                 run(module)
-                mutate(module.SENSES, os.environ[NOTE_ENV])
+                _patch(module)
 
             spec.loader.exec_module = exec_module
         return spec
@@ -112,9 +140,10 @@ _outcomes: dict[str, str] = {}
 
 
 def pytest_configure(config: object) -> None:
-    from metacog.senses import SENSES
+    from metacog import hook, senses
 
-    mutate(SENSES, os.environ[NOTE_ENV])
+    _patch(senses)
+    _patch(hook)
 
 
 def pytest_runtest_logreport(report: object) -> None:
@@ -152,7 +181,7 @@ def _share(items: list[str], outcomes: dict[str, str]) -> dict:
     }
 
 
-def measure(pytest_args: list[str]) -> dict:
+def measure(pytest_args: list[str], strict: bool = True) -> dict:
     import json
     import subprocess
     import sysconfig
@@ -167,6 +196,7 @@ def measure(pytest_args: list[str]) -> dict:
         env = {
             **os.environ,
             NOTE_ENV: str(note),
+            LAX_ENV: "0" if strict else "1",
             "METACOG_MUTATE_OUTCOMES": str(outcomes),
             "PYTHONPATH": os.pathsep.join(filter(None, [HERE, os.environ.get("PYTHONPATH")])),
         }
@@ -188,6 +218,7 @@ def measure(pytest_args: list[str]) -> dict:
     named = sorted(i for i in results if i.split("::")[0].rsplit("/", 1)[-1] in NAMED)
     return {
         "args": pytest_args,
+        "strict": strict,
         "items": len(results),
         "driving": _share(driving, results),
         "named": _share(named, results),
@@ -202,12 +233,18 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", help="write the full result (the passing items too) here")
+    parser.add_argument(
+        "--without-strict",
+        action="store_true",
+        help="the strict mode's record not written: what the assertions alone catch",
+    )
     parser.add_argument("pytest_args", nargs="*", help="after --: instead of the quick suite")
     opts = parser.parse_args()
-    result = measure(opts.pytest_args or QUICK)
+    result = measure(opts.pytest_args or QUICK, strict=not opts.without_strict)
     if opts.json:
         Path(opts.json).write_text(json.dumps(result, indent=1) + "\n")
-    print(f"\n{result['items']} items run with every sense's feel raising")
+    mode = "strict mode on" if result["strict"] else "strict mode's record off"
+    print(f"\n{result['items']} items run with every sense's feel raising ({mode})")
     for key, what in (("driving", "drive a sense (instrumented)"), ("named", "by name")):
         r = result[key]
         print(

@@ -129,6 +129,7 @@ def test_disable_switch_silences_everything(isolated_home: Path) -> None:
     assert not isolated_home.exists()
 
 
+@pytest.mark.sense_may_fail("hook")  # the boundary holds; the log is under the file too
 def test_internal_failure_is_logged_not_raised(isolated_home: Path) -> None:
     # A state dir that is a file: every write fails inside the boundary.
     isolated_home.mkdir()
@@ -138,6 +139,7 @@ def test_internal_failure_is_logged_not_raised(isolated_home: Path) -> None:
     assert out.returncode == 0 and out.stdout == b"" and out.stderr == b""
 
 
+@pytest.mark.sense_may_fail("hook")
 def test_errors_go_to_the_log(isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from metacog import events
 
