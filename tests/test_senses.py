@@ -294,9 +294,21 @@ def test_no_drift_without_named_things() -> None:
 
 
 def test_one_message_per_call_combining_senses() -> None:
-    said = texts([bash("git status")] * 3 + [read("/home/dev/project/a.py")] * 3)
-    spoke = [s for s in said if s]
-    assert all(s.count("metacog:") == 1 for s in spoke)
+    # Chronos (20 minutes of work) and Drift (25 actions away from what the request named)
+    # speak on the same call: one message, in the senses' order.
+    calls = [
+        prompt("Fix the crash in parser.py when `parse_header` gets an empty line"),
+        read("/home/dev/project/src/parser.py"),
+    ]
+    calls += [bash(f"ls dir{i}", stdout=str(i)) for i in range(25)]
+    said = texts(calls, step=47.0)
+    assert not any(said[:26])
+    assert said[26].count("metacog:") == 1
+    assert said[26].startswith("metacog: 26 tool calls and 20 minutes since the person last spoke")
+    assert said[26].endswith(
+        "the last 25 actions touched none of what the request named (parser.py, parse_header). "
+        "Is this detour needed for the task?"
+    )
 
 
 def test_layer2_carries_the_other_readings() -> None:
