@@ -11,6 +11,8 @@ import pytest
 
 from metacog.hook import STRICT
 
+pytest_plugins = ("pytester",)  # tests/test_contract.py runs the strict mode on a sample
+
 RECORD = re.compile(r"^(.+) failed \(pid \d+\):$", re.MULTILINE)  # metacog.hook.strict's heading
 
 
