@@ -30,6 +30,9 @@ def test_same_action_same_result_four_times() -> None:
 
 def test_polling_with_progress_is_not_a_loop() -> None:
     assert texts([bash("kubectl get pods", stdout=f"pending {i}") for i in range(8)]) == [""] * 8
+    # The same poll once its output stops changing is one: the silence above was the progress.
+    still = texts([bash("kubectl get pods", stdout="pending 8")] * 4, start=T0 + 100)
+    assert still[:3] == [""] * 3 and "4 times in a row with the same result" in still[3]
 
 
 def test_a_short_cycle_repeated_with_unchanged_results() -> None:
@@ -76,6 +79,8 @@ def test_the_persons_prompt_resets_the_counts() -> None:
         texts([bash("git status")] * 3 + [prompt("again please")] + [bash("git status")] * 3)
         == [""] * 7
     )
+    # One more is the fourth since the person spoke: the count went on from the prompt.
+    assert "4 times in a row" in texts([bash("git status")], start=T0 + 100)[0]
 
 
 def test_repetition_the_person_asked_for() -> None:
@@ -324,6 +329,10 @@ def test_disabled_sense_stays_silent(isolated_home: Path) -> None:
     config.mkdir(parents=True)
     (config / "config.toml").write_text("[vestibular]\nenabled = false\n")
     assert texts([bash("git status")] * 5) == [""] * 5
+    # Enabled again, the same calls are a loop: the silence above was the setting's.
+    (config / "config.toml").write_text("[vestibular]\nenabled = true\n")
+    again = texts([bash("git status")] * 4, start=T0 + 100)
+    assert any("times in a row with the same result" in said for said in again), again
 
 
 def test_project_config_wins(isolated_home: Path, tmp_path: Path) -> None:
