@@ -28,6 +28,10 @@ The suite runs in its strict mode (tests/conftest.py: a test fails if a sense or
 raised during it, whatever it asserts). `--without-strict` turns the mode's record off
 (metacog.hook.strict made a no-op, in the children too): what the tests' own assertions
 catch, the measure of tests that assert silence and would pass whatever broke it.
+
+Measured (issue 23; quick suite, 2 CPUs): before the strict mode, 143 of the 524 items that
+drive a sense still passed (27.3%; by name 195 of 353, 55.2%). With it, 0 of 524 (by name
+102 of 354, all items that call no feel); --without-strict, 136 of 524 (25.9%).
 """
 
 from __future__ import annotations
