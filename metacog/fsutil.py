@@ -325,3 +325,28 @@ def log_error(state_dir: str, message: str) -> None:
             append_line(path, f"{stamp} {message}", cap=LOG_CAP)
     except Exception:  # noqa: BLE001, S110 - best-effort: nowhere left to report to
         pass
+
+
+STRICT = "METACOG_STRICT"  # tests only: the file each contained failure is also recorded in
+
+
+def strict(what: str, exc: BaseException) -> None:
+    """Where $METACOG_STRICT names a file (the test suite's strict mode, tests/conftest.py),
+    a failure a boundary contained is also appended to it, traceback and all, so that the
+    test it happened in fails; behaviour is otherwise the same. Looked up only once
+    something has failed: a call that succeeds never reads it. Never raises."""
+    try:
+        path = os.environ.get(STRICT)
+        if not path:
+            return
+        import traceback
+
+        text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        record = f"{what} failed (pid {os.getpid()}):\n{text}\n".encode(errors="replace")
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, record)
+        finally:
+            os.close(fd)
+    except BaseException:  # noqa: BLE001, S110 - the failure is logged; nothing else to do
+        pass

@@ -74,8 +74,9 @@ def log_failure(state_dir: str, exc: BaseException) -> None:
     try:
         import traceback
 
-        from metacog.fsutil import log_error
+        from metacog.fsutil import log_error, strict
 
+        strict("hook", exc)
         if not state_dir:
             from metacog import paths
 

@@ -29,6 +29,15 @@ def _log(ctx: Context, message: str) -> None:
     log_error(ctx.state_dir, message)
 
 
+def _failed(ctx: Context, what: str, exc: Exception) -> None:
+    """A failure contained here: a line in metacog.log and, in tests, a record that fails the
+    test it happened in (metacog.fsutil.strict)."""
+    from metacog.fsutil import strict
+
+    _log(ctx, f"{what} failed: {type(exc).__name__}: {exc}")
+    strict(what, exc)
+
+
 def _enabled(sense: Sense, ctx: Context) -> bool:
     """Whether a sense is on; a sense without a settings section is skipped with a log line
     (indexing it would raise outside the per-sense guard and silence every call)."""
@@ -43,7 +52,7 @@ def feel(win: dict, action: dict, ctx: Context) -> list[Signal]:
     try:
         facts.update(win, action, ctx)
     except Exception as exc:  # noqa: BLE001 - damaged facts must not silence the senses
-        _log(ctx, f"facts failed: {type(exc).__name__}: {exc}")
+        _failed(ctx, "facts", exc)
         win.pop("facts", None)  # what broke them is set aside; they count afresh
         facts.recall(ctx)
     signals = []
@@ -53,7 +62,7 @@ def feel(win: dict, action: dict, ctx: Context) -> list[Signal]:
         try:
             signal = sense.feel(win, action, ctx)
         except Exception as exc:  # noqa: BLE001 - one broken sense must not silence the others
-            _log(ctx, f"sense {sense.NAME} failed: {type(exc).__name__}: {exc}")
+            _failed(ctx, f"sense {sense.NAME}", exc)
             forget(win, sense.NAME)  # its memory may be what broke it
             continue
         if signal is not None:
@@ -81,7 +90,7 @@ def _each(hook: str, ctx: Context) -> list[str]:
         try:
             text = call(ctx.win, ctx)
         except Exception as exc:  # noqa: BLE001 - one broken sense must not silence the others
-            _log(ctx, f"sense {sense.NAME} {hook} failed: {type(exc).__name__}: {exc}")
+            _failed(ctx, f"sense {sense.NAME} {hook}", exc)
             continue
         if text:
             said.append(text)

@@ -111,6 +111,7 @@ def test_huge_and_deep_payloads_in_a_real_process(kind: str, isolated_home: Path
     assert out.stdout == b"" or isinstance(json.loads(out.stdout), dict)
 
 
+@pytest.mark.sense_may_fail("hook")  # the boundary holds; no log can be written there
 @pytest.mark.parametrize("home", ["/proc/metacog-cannot-exist", "/dev/null/metacog"])
 def test_unwritable_home_is_silence(home: str) -> None:
     # /proc and a path under a device refuse every write, even to root (who ignores chmod).

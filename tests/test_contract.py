@@ -173,6 +173,7 @@ def test_a_sense_without_settings_is_skipped_and_the_others_speak(
     assert _log(isolated_home).count("sense newcomer has no settings section: skipped") == 4
 
 
+@pytest.mark.sense_may_fail("sense newcomer")
 def test_a_failing_sense_is_skipped_and_the_others_speak(
     isolated_home: Path, extra_sense: types.ModuleType, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -186,6 +187,77 @@ def test_a_failing_sense_is_skipped_and_the_others_speak(
     assert "sense newcomer failed: ZeroDivisionError: newcomer's bug" in _log(isolated_home)
 
 
+# The strict mode (tests/conftest.py) fails a test in which a sense raised, whatever it asserts.
+STRICT_CASES = """
+import subprocess
+import sys
+
+import pytest
+from hooktest import bash, send
+
+from metacog.senses import habit
+
+ROOT = {root!r}
+
+
+def broken(win, action, ctx):
+    raise ZeroDivisionError("habit's bug")
+
+
+def test_a_sense_raised_and_nothing_asserted(monkeypatch):
+    monkeypatch.setattr(habit, "feel", broken)
+    send(bash("ls"))
+
+
+@pytest.mark.sense_may_fail("sense habit")
+def test_the_failure_it_names(monkeypatch):
+    monkeypatch.setattr(habit, "feel", broken)
+    send(bash("ls"))
+
+
+@pytest.mark.sense_may_fail("sense vestibular")
+def test_another_failure_than_it_names(monkeypatch):
+    monkeypatch.setattr(habit, "feel", broken)
+    send(bash("ls"))
+
+
+def test_a_sense_raised_in_a_child_process():
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); from metacog import hook, paths\\n"
+        "from metacog.senses import habit\\n"
+        "def broken(*args): raise ZeroDivisionError('in the child')\\n"
+        "habit.feel = broken\\n"
+        "hook.handle(sys.stdin.buffer.read(), paths.state_dir())\\n"
+    )
+    payload = __import__("json").dumps(bash("ls")).encode()
+    subprocess.run([sys.executable, "-I", "-c", code, ROOT], input=payload, check=True)
+"""
+
+
+def test_the_strict_mode_fails_a_test_in_which_a_sense_raised(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(ROOT / "tests"))  # hooktest
+    pytester.makeconftest((ROOT / "tests" / "conftest.py").read_text())
+    pytester.makeini("[pytest]\nmarkers =\n    sense_may_fail: what may fail\n")
+    pytester.makepyfile(test_cases=STRICT_CASES.format(root=str(ROOT)))
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", f"--rootdir={pytester.path}")
+    # A record fails the test at its teardown: pytest counts the call passed, the item an error.
+    result.assert_outcomes(passed=4, errors=3)
+    errors = {
+        line.split("::")[-1].split(" ")[0] for line in result.outlines if line.startswith("ERROR")
+    }
+    assert errors == {
+        "test_a_sense_raised_and_nothing_asserted",
+        "test_another_failure_than_it_names",
+        "test_a_sense_raised_in_a_child_process",
+    }
+    out = result.stdout.str()
+    assert "raised during this test: sense habit" in out and "ZeroDivisionError: habit's bug" in out
+    assert "ZeroDivisionError: in the child" in out
+
+
+@pytest.mark.sense_may_fail("sense vestibular")
 def test_a_repeat_the_person_asked_for_survives_a_failing_vestibular(isolated_home: Path) -> None:
     """It was Vestibular's memory: a Vestibular failure forgot it, and Nociception spoke
     during the runs the person asked for."""
@@ -318,6 +390,7 @@ def test_the_hook_path_pays_nothing_for_the_protocol() -> None:
     assert {"metacog.facts", "metacog.senses.contract"} <= loaded
 
 
+@pytest.mark.sense_may_fail("facts")
 def test_damaged_facts_are_set_aside_and_sensing_goes_on(isolated_home: Path) -> None:
     send(bash("git status"), now=T0)
     [path] = (isolated_home / "state" / "sessions").glob("*.json")

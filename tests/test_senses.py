@@ -30,6 +30,9 @@ def test_same_action_same_result_four_times() -> None:
 
 def test_polling_with_progress_is_not_a_loop() -> None:
     assert texts([bash("kubectl get pods", stdout=f"pending {i}") for i in range(8)]) == [""] * 8
+    # The same poll once its output stops changing is one: the silence above was the progress.
+    still = texts([bash("kubectl get pods", stdout="pending 8")] * 4, start=T0 + 100)
+    assert still[:3] == [""] * 3 and "4 times in a row with the same result" in still[3]
 
 
 def test_a_short_cycle_repeated_with_unchanged_results() -> None:
@@ -76,6 +79,8 @@ def test_the_persons_prompt_resets_the_counts() -> None:
         texts([bash("git status")] * 3 + [prompt("again please")] + [bash("git status")] * 3)
         == [""] * 7
     )
+    # One more is the fourth since the person spoke: the count went on from the prompt.
+    assert "4 times in a row" in texts([bash("git status")], start=T0 + 100)[0]
 
 
 def test_repetition_the_person_asked_for() -> None:
@@ -296,9 +301,21 @@ def test_no_drift_without_named_things() -> None:
 
 
 def test_one_message_per_call_combining_senses() -> None:
-    said = texts([bash("git status")] * 3 + [read("/home/dev/project/a.py")] * 3)
-    spoke = [s for s in said if s]
-    assert all(s.count("metacog:") == 1 for s in spoke)
+    # Chronos (20 minutes of work) and Drift (25 actions away from what the request named)
+    # speak on the same call: one message, in the senses' order.
+    calls = [
+        prompt("Fix the crash in parser.py when `parse_header` gets an empty line"),
+        read("/home/dev/project/src/parser.py"),
+    ]
+    calls += [bash(f"ls dir{i}", stdout=str(i)) for i in range(25)]
+    said = texts(calls, step=47.0)
+    assert not any(said[:26])
+    assert said[26].count("metacog:") == 1
+    assert said[26].startswith("metacog: 26 tool calls and 20 minutes since the person last spoke")
+    assert said[26].endswith(
+        "the last 25 actions touched none of what the request named (parser.py, parse_header). "
+        "Is this detour needed for the task?"
+    )
 
 
 def test_layer2_carries_the_other_readings() -> None:
@@ -314,6 +331,10 @@ def test_disabled_sense_stays_silent(isolated_home: Path) -> None:
     config.mkdir(parents=True)
     (config / "config.toml").write_text("[vestibular]\nenabled = false\n")
     assert texts([bash("git status")] * 5) == [""] * 5
+    # Enabled again, the same calls are a loop: the silence above was the setting's.
+    (config / "config.toml").write_text("[vestibular]\nenabled = true\n")
+    again = texts([bash("git status")] * 4, start=T0 + 100)
+    assert any("times in a row with the same result" in said for said in again), again
 
 
 def test_project_config_wins(isolated_home: Path, tmp_path: Path) -> None:

@@ -10,13 +10,14 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from hooktest import agent_text, captured, send
 
-from metacog import imports, paths, schema
+from metacog import action, imports, paths, schema
+from metacog.event import Event
 from metacog.senses import spatial
+from metacog.senses.contract import Context
 
 ROOT = Path(__file__).resolve().parents[1]
 HAS_GIT = shutil.which("git") is not None
@@ -58,25 +59,38 @@ def importers(n: int, line: str, folder: str = "users", ext: str = ".py") -> dic
     return {f"{folder}/use{i}{ext}": f"{line}\n" for i in range(n)}
 
 
-def ctx_for(base: Path, **spatial_cfg: object) -> SimpleNamespace:
+def call(base: Path, rel: str, ok: bool = True) -> Event:
+    """The Edit of base/rel as the hook reads it: a captured call, or a failed one."""
+    path = str(base / rel)
+    if ok:
+        payload = captured("PostToolUse", "Edit", cwd=str(base))
+        payload["tool_input"]["file_path"] = path
+        payload["tool_response"]["filePath"] = path
+    else:
+        payload = captured("PostToolUseFailure", "Bash", cwd=str(base), tool_name="Edit")
+        payload["tool_input"] = {"file_path": path, "old_string": "A", "new_string": "B"}
+    return Event(payload)
+
+
+def ctx_for(
+    base: Path, win: dict | None = None, event: Event | None = None, **spatial_cfg: object
+) -> Context:
+    """The real Context of a call in the project at `base` (its root), as the hook makes it."""
     cfg = {section: dict(values) for section, values in schema.DEFAULTS.items()}
     cfg["spatial"].update(spatial_cfg)
-    notes: list[dict] = []
-    return SimpleNamespace(
-        cfg=cfg,
-        root=str(base),
-        state_dir=paths.state_dir(),
-        event=SimpleNamespace(cwd=str(base)),
-        notes=notes,
-        note=lambda kind, **fields: notes.append({"kind": kind, **fields}),
+    win = {} if win is None else win
+    event = event or call(base, "x.py")
+    return Context(
+        cfg, {"windows": {"main": win}}, win, event, time.time(), paths.state_dir(), str(base)
     )
 
 
-def feel(
-    win: dict, base: Path, rel: str, ctx: SimpleNamespace | None = None, ok: bool = True
-) -> object:
-    action = {"tool": "Edit", "ok": ok, "target": rel, "path": str(base / rel)}
-    return spatial.feel(win, action, ctx or ctx_for(base))
+def feel(win: dict, base: Path, rel: str, ctx: Context | None = None, ok: bool = True) -> object:
+    """Spatial's feel of the Edit of base/rel: the action made from the call, as the hook does."""
+    event = call(base, rel, ok)
+    act = action.from_event(event, time.time())
+    assert act["tool"] == "Edit" and act["ok"] is ok and act["path"] == str(base / rel)
+    return spatial.feel(win, act, ctx or ctx_for(base, win, event))
 
 
 def last_count(win: dict) -> int | None:
@@ -234,7 +248,7 @@ def test_a_word_in_many_files_imported_by_one_counts_one(tmp_path: Path) -> None
     win: dict = {}
     feel(win, base, "models.py")
     assert last_count(win) == 1
-    assert spatial.reading(win, None) == "last edit: models.py, imported by 1 file"
+    assert spatial.reading(win, ctx_for(base, win)) == "last edit: models.py, imported by 1 file"
 
 
 @pytest.mark.skipif(not HAS_GIT, reason="needs git")
@@ -278,7 +292,12 @@ def test_edits_of_other_files_failures_and_notebooks_are_silent(tmp_path: Path) 
     assert SPOKE not in edit(base, "nb.ipynb", tool="NotebookEdit")
     win: dict = {}
     assert feel(win, base, "core.py", ok=False) is None
-    assert feel(win, tmp_path / "elsewhere", "core.py") is None  # outside the project
+    # Outside the project: a file in a folder where it has importers too, edited in `base`.
+    elsewhere = tmp_path / "elsewhere"
+    for rel, text in {"core.py": "A = 1\n", **importers(6, "import core")}.items():
+        write(elsewhere, rel, text)
+    assert feel(win, elsewhere, "core.py", ctx_for(base, win)) is None
+    assert feel({}, elsewhere, "core.py") is not None  # there, it is its project's
     assert "You modified core.py. 6 files" in edit(base, "core.py", tool="Write")
 
 
