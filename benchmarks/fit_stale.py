@@ -29,16 +29,23 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from score_labels import DEFAULT_DIR, read_labels, repository, score
 
-# A grid, not a search: few points, each a plain reading of the principle (the second, third
-# or fourth obstacle that brought nothing new; within 15, 20 or 30 calls; "nothing new" as
-# no new line that names something and at most a fifth, a third, a half, two thirds or all
-# of the result's lines new).
+# A grid, not a search: few points, each a plain reading of the principle (the second or
+# third obstacle that brought nothing new; within 15, 20 or 30 calls; "nothing new" as at
+# most a third, a half or all of the result's lines new). `stale_news` (no new line that names
+# something) is the principle itself, not fitted: a grid with it free (0 or any) fitted "any"
+# on these labels (41 of 73 against 36) and then called compile errors that move, jest tests
+# failing one after another and new exceptions "nothing new" (tests/test_nociception.py).
 GRID = {
-    "stale_at": (2, 3, 4),
+    "stale_at": (2, 3),
     "stale_span": (15, 20, 30),
-    "stale_gain": (0.2, 0.34, 0.5, 0.67, 1.0),
+    "stale_gain": (0.34, 0.5, 1.0),
 }
-OFF = {"stale_at": 1000, "stale_span": 30, "stale_gain": 0.2}  # the senses without it
+OFF = {
+    "stale_at": 1000,
+    "stale_span": 30,
+    "stale_gain": 0.2,
+    "stale_news": 0,
+}  # the senses without it
 # What a point is worth: each stuck episode caught on time is one; a false alarm on progress
 # costs two (the labels' hard negatives); ten signals on quiet sessions cost one.
 FALSE_ALARM_COST = 2.0

@@ -36,7 +36,8 @@ def test_the_same_403_between_successful_probes() -> None:
         ]
     out = said(calls)
     assert not any(out[:8])  # another error between: no streak
-    assert out[8].startswith("metacog: the same problem is back for the 3rd time this session")
+    # Habit names the habit; Nociception may lead with the obstacles that brought nothing new.
+    assert "the same problem is back for the 3rd time this session" in out[8]
     assert "HTTP 403: Resource not accessible by integration" in out[8]
     assert not any(out[9:])  # once per problem and session
 
@@ -487,3 +488,32 @@ def test_passing_packages_and_log_records_in_a_test_run_are_not_problems() -> No
             ]
         )
     assert out == [""] * 6
+
+
+def test_a_located_problem_back_beside_new_ones_is_still_the_same_problem() -> None:
+    # Contrast makes a seen line beside an unseen one a banner, unless the seen line has a
+    # place of its own: `src/app.ts(12,5): error TS2322` back each build is the problem itself.
+    located = "src/app.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'."
+    calls = []
+    for n in range(3):
+        other = f"src/m{n}.ts({n + 3},1): error TS2304: Cannot find name 'helper{n}'."
+        calls += [
+            failed("npx tsc --noEmit", f"Exit code 2\n{located}\n{other}"),
+            edit(f"/home/dev/project/src/m{n}.ts", n),
+        ]
+    out = said(calls)
+    assert "the same problem is back for the 3rd time" in out[4] and "TS2322" in out[4]
+
+
+def test_a_banner_back_over_new_problems_is_progress() -> None:
+    # The look-alike: the line that comes back has no place; what is under it is new each time.
+    calls = []
+    for n in range(4):
+        errors = "\n".join(f"src/m{n}.ts({j},1): error TS23{n}{j}: x{n}{j}" for j in range(3))
+        calls += [
+            failed(
+                "npm run build", f'Exit code 1\nerror: script "build" exited with code 1\n{errors}'
+            ),
+            edit(f"/home/dev/project/src/m{n}.ts", n),
+        ]
+    assert not any(said(calls))

@@ -115,21 +115,21 @@ def test_the_persons_no_is_not_an_obstacle_an_empty_answer_is() -> None:
 COMMON = "\n".join(f"    at step{i} (/w/app/pipeline.js:{i}:1)" for i in range(8))
 
 
-def test_obstacles_that_bring_nothing_new_speak_at_the_third_that_brought_nothing() -> None:
-    # The first failure is news by definition; the next three show only what it showed (their
-    # one new line, the attempt's number, names nothing): the 4th call says so.
+def test_obstacles_that_bring_nothing_new_speak_at_the_second_that_brought_nothing() -> None:
+    # The first failure is news by definition; the next two show only what it showed (their
+    # one new line, the attempt's number, names nothing): the 3rd call says so.
     texts = [
         agent_text(
             send(failed(f"node run.js --try {i}", f"Exit code 1\nerror: try {i} failed\n{COMMON}"))
         )
-        for i in range(4)
+        for i in range(3)
     ]
-    assert texts[:3] == ["", "", ""]
+    assert texts[:2] == ["", ""]
     assert (
-        "3 obstacles in the last 3 calls" in texts[3] and "nothing the session had not" in texts[3]
+        "2 obstacles in the last 2 calls" in texts[2] and "nothing the session had not" in texts[2]
     )
-    assert "node run.js --try 3" in texts[3]  # the call: its error line names nothing
-    assert len(texts[3]) <= 300 + len("metacog: ")
+    assert "node run.js --try 2" in texts[2]  # the call: its error line names nothing
+    assert len(texts[2]) <= 300 + len("metacog: ")
 
 
 def test_failures_that_each_name_something_new_stay_silent() -> None:

@@ -11,6 +11,7 @@ attempt), one line, once per problem and session.
 
 from __future__ import annotations
 
+import re
 import zlib
 
 from metacog.action import EDIT_TOOLS
@@ -28,6 +29,8 @@ LIMITS = {"at": (2, 1000)}
 SEEN_CAP = 64  # problems remembered per window, least recently seen dropped first
 RUNS_CAP = 16  # commands whose last problems are remembered (to tell a shrinking list)
 RERUN_GAP = 20  # calls between two runs of one command that fixing one finding at a time takes
+# A place of its own: a file with a line (`src/a.ts:12`, `a.ts(12,5)`, `a.py", line 3`).
+_PLACE = re.compile(r"\.\w{1,8}(?::\d+|\(\d+|\", line \d+)")
 HORIZON = 60  # calls after which a problem or mistake not seen since counts from one again
 
 
@@ -67,8 +70,11 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     if any(k[0].startswith("e ") and k[0] not in seen for k in keys):
         # Contrast: beside a problem line this session has not seen, the ones it has seen are
         # the banner over it (`error: script "build" exited`, `could not compile`), and a
-        # banner over new specifics is progress, not the same problem back (issue 24).
-        keys = [k for k in keys if not k[0].startswith("e ") or k[0] not in seen]
+        # banner over new specifics is progress, not the same problem back (issue 24). A line
+        # with a place of its own (a file and line) heads nothing: it is the problem itself.
+        keys = [
+            k for k in keys if not k[0].startswith("e ") or k[0] not in seen or _PLACE.search(k[1])
+        ]
     if _fewer(mem, action, call):
         keys = [
             k for k in keys if k[0].startswith("m ")

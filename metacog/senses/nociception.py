@@ -29,9 +29,10 @@ DEFAULTS = {
     # Obstacles that brought nothing new (metacog.perception.novelty), whatever their words:
     # this many, each in its own model turn, within stale_span calls, each result holding at
     # most stale_gain of lines the window had not shown. Fitted by benchmarks/fit_stale.py.
-    "stale_at": 3,
-    "stale_span": 20,
-    "stale_gain": 0.5,
+    "stale_at": 2,
+    "stale_span": 15,
+    "stale_gain": 0.34,
+    "stale_news": 0,  # and at most this many of its new lines naming something (a path, a code)
 }
 LIMITS = {
     "observe_at": (2, 1000),
@@ -41,6 +42,7 @@ LIMITS = {
     "stale_at": (2, 1000),
     "stale_span": (2, 60),
     "stale_gain": (0.0, 1.0),
+    "stale_news": (0, 1000),
 }
 
 
@@ -98,10 +100,21 @@ def _quoted(action: dict, room: int) -> str:
     named = [p.line for p in problems_of(action) if names_something(p.line)]
     if named and not names_something(sig.split(" | ", 1)[0]):
         # The signature opens with a summary (`Found 1 error.`): the problem is what it counts.
-        return quote(named[0], room - 2)
+        return _named_quote(named[0], room - 2)
     if names_something(sig):
-        return quote(sig, room - 2)
+        return _named_quote(sig, room - 2)
     return call
+
+
+def _named_quote(line: str, cap: int) -> str:
+    """The line quoted within `cap`; where cutting its end would cut off what names something
+    (`No rule to make target 'increme…`), its end instead, the start cut."""
+    from metacog.symptoms import names_something
+
+    if len(line) <= cap or names_something(short(line, cap)):
+        return quote(line, cap)
+    tail = "…" + line[-(cap - 1) :]
+    return "`" + tail.replace("`", "'") + "`" if names_something(tail) else quote(line, cap)
 
 
 def _stale(mem: dict, action: dict, ctx: Context, cfg: dict) -> Signal | None:
@@ -111,12 +124,12 @@ def _stale(mem: dict, action: dict, ctx: Context, cfg: dict) -> Signal | None:
         return None
     calls = ctx.obstacles[-1][0]
     since = max(calls - cfg["stale_span"], number(mem.get("stale_said")))
-    # Nothing new: few new lines, and none of them naming something (a failure that brings one
-    # new path, name or code is the next step of progress, however much else repeats).
+    # Nothing new: few new lines, and few of them naming something (a failure that brings a
+    # new path, name or code may be the next step of progress, however much else repeats).
     stale = [
         (at, turn)
         for at, turn, gain, news in ctx.obstacles
-        if at > since and gain <= cfg["stale_gain"] and not news
+        if at > since and gain <= cfg["stale_gain"] and news <= cfg["stale_news"]
     ]
     if not stale or stale[-1][0] != calls or len({turn for _, turn in stale}) < cfg["stale_at"]:
         return None

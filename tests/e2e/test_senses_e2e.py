@@ -104,8 +104,13 @@ def test_habit_hears_the_same_refusal_on_three_files(metacog_claude: ClaudeHarne
 def test_o2_real_fill_from_the_transcript(metacog_claude: ClaudeHarness) -> None:
     # The session's ~14K tokens in a 15K window: past where auto-compaction starts (12K), so
     # the level is news even without a measured rate.
+    # An edit first: the level is said only when the work holds something to write down.
     configure(metacog_claude, "[o2]\ncontext_window = 15000\n")
-    result = metacog_claude.run([bash("echo one"), bash("echo two"), "Done."])
+    target = metacog_claude.project / "notes.py"
+    target.write_text("x = 1\n")
+    result = metacog_claude.run(
+        [read(target), edit(target, "x = 1", "x = 2"), bash("echo one"), "Done."]
+    )
     assert "of 15K tokens" in spoken(result, "context is")
 
 
