@@ -324,7 +324,11 @@ def test_a_disabled_sense_reads_off(project: Path) -> None:
     fail_in(project, 3, "s")
     session = json.loads(cli("status", "--json").stdout)["session"]
     assert session["senses"]["nociception"] is None
-    assert "nociception  off" in cli("status").stdout
+    out = cli("status").stdout
+    assert "nociception  off" in out
+    # Each sense says what it feels: the original names alone (O2, Chronos) say nothing.
+    assert "o2  " in out and "(context filling fast" in out
+    assert "(time and tool calls since the person last spoke)" in out
 
 
 def test_one_broken_sense_does_not_hide_the_others(

@@ -198,6 +198,13 @@ def collect(cwd: str, wanted: str | None = None, now: float | None = None) -> di
     return report
 
 
+def feels(sense: object) -> str:
+    """What a sense feels, in plain words: the first line of its docstring past its name (the
+    original names, O2 or Chronos, say nothing by themselves)."""
+    doc = (getattr(sense, "__doc__", None) or "").strip().splitlines()
+    return doc[0].split(": ", 1)[-1].rstrip(".") if doc else ""
+
+
 def render(report: dict, now: float | None = None) -> str:
     lines = []
     session = report["session"]
@@ -224,9 +231,10 @@ def render(report: dict, now: float | None = None) -> str:
         )
         lines.append("Senses")
         width = max(len(name) for name in session["senses"]) if session["senses"] else 0
+        feel = {sense.NAME: feels(sense) for sense in SENSES}
         for name, value in session["senses"].items():
             shown = "off" if value is None else value or "quiet"
-            lines.append(f"  {name:<{width}}  {shown}")
+            lines.append(f"  {name:<{width}}  {shown}  ({feel.get(name, '')})")
     lines.extend(render_rules(report, now))
     return "\n".join(lines)
 
