@@ -59,5 +59,16 @@ def test_no_loop_signal_quotes_a_line_that_names_nothing(scored: dict) -> None:
 
 
 def test_every_observation_is_short(scored: dict) -> None:
-    texts = [s["text"] for said in scored["signals"].values() for s in said]
-    assert texts and max(len(t) for t in texts) <= 300 + len("metacog: "), max(texts, key=len)
+    # One message per call: an observation of at most TEXT_CAP from each sense that spoke, and
+    # the notes waiting for the main agent (after a compaction, of a subagent: NOTE_CAP each,
+    # at most PENDING_CAP of them).
+    from metacog.events import PENDING_CAP
+    from metacog.recall import NOTE_CAP
+    from metacog.senses.signal import TEXT_CAP
+
+    said = [s for signals in scored["signals"].values() for s in signals]
+    assert said
+    for s in said:
+        senses = [name for name in s["sense"].split("+") if name != "note"]
+        cap = len(senses) * (TEXT_CAP + 1) + PENDING_CAP * (NOTE_CAP + 1)
+        assert len(s["text"]) <= cap + len("metacog: "), s

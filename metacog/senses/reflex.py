@@ -62,7 +62,12 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     problem = ctx.recall.key(ident)
     entry = opened.pop(problem, None)
     if not _valid(entry):
-        entry = {"n": 0, "turn": None, "first": calls, "sig": ident[:120], "tried": []}
+        # Shown to the agent: the identity where it names something, else the error's own
+        # signature (an identity of banner problems is a list of checksums: `problems 38…`).
+        from metacog.symptoms import names_something
+
+        shown = ident if names_something(ident) else action.get("sig") or ident
+        entry = {"n": 0, "turn": None, "first": calls, "sig": shown[:120], "tried": []}
     turn = turn_of(action, win)
     if entry["turn"] != turn:
         entry["n"], entry["turn"] = entry["n"] + 1, turn
