@@ -411,6 +411,8 @@ def _record(
             now,
         )
         act["refused"] = True
+    act.pop("prints", None)  # the hook's own reading; a record of the call keeps none
+    act.pop("named", None)
     act.pop("result", None)
     act.pop("size", None)
     act.pop("path", None)

@@ -170,3 +170,21 @@ def test_three_different_questions_that_find_nothing_are_exploring() -> None:
         )
         replies.append(send(payload))
     assert replies == [None] * 3
+
+
+def test_a_hostile_structured_result_is_read_within_its_caps() -> None:
+    import time
+
+    huge = {f"k{i}": "a" for i in range(30000)}
+    start = time.process_time()
+    text = novelty.answer_text("mcp__x__y", huge)
+    assert text.count("a") <= novelty.LEAF_CAP
+    # Bounded by LEAF_CAP values, not by the size of the result (it was quadratic: 14 s).
+    assert time.process_time() - start < 5
+
+
+def test_obstacles_are_capped_whatever_a_damaged_state_says_of_the_calls() -> None:
+    future = [[10**9, 1, 0, 1, 0]] * 500
+    win: dict = {"calls": 5, "novelty": {"obstacles": future}}
+    read = novelty.update(win, {"tool": "Bash", "target": "x", "ok": False}, [1], [])
+    assert len(win["novelty"]["obstacles"]) == 1 and len(read.obstacles) == 1

@@ -509,3 +509,10 @@ def test_the_summary_counts_code_edits_and_work_on_what_the_request_named(
     summary = json.loads(path.read_text())["summary"]
     assert summary["code_edits"] == 1  # the Markdown edit is not code
     assert summary["tracked_calls"] == 4  # every call from the read of parser.py on
+
+
+def test_chronos_levels_are_bounded_for_a_damaged_infinite_time() -> None:
+    from metacog.senses import chronos
+
+    assert chronos._level(float("inf"), 20) == 64
+    assert chronos._level(1e9, 1) == 30 and chronos._level(0.0, 20) == 0

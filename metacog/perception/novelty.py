@@ -15,6 +15,7 @@ window remembers cannot be read back into anything the tool printed.
 
 from __future__ import annotations
 
+import itertools
 import zlib
 
 SPAN = 60  # calls over which a line once shown is not news
@@ -24,6 +25,7 @@ HEAD = TAIL = 20  # lines of one result compared: its first and its last (a log'
 #                   its end, a listing's at its top); the middle of a long output is left out
 TEXT_CAP = 20000  # characters of a result looked at, head and tail
 LINE_CAP = 300  # characters of one line
+LEAF_CAP = 2000  # values of a structured result visited at most
 LEAF_DEPTH = 4  # how deep a structured result of an unknown tool is walked for its text
 # Tools whose result is the change they made, not an answer: an edit's payload echoes the file.
 _NO_ANSWER = frozenset(("Edit", "Write", "MultiEdit", "NotebookEdit", "TodoWrite"))
@@ -56,17 +58,22 @@ def _str(value: object) -> str:
 
 
 def _leaves(value: object, out: list[str], depth: int) -> None:
-    """The strings of a structured result, in order, until TEXT_CAP characters are collected."""
-    if depth < 0 or sum(len(s) for s in out) > TEXT_CAP:
-        return
-    if isinstance(value, str):
-        out.append(value)
-    elif isinstance(value, dict):
-        for item in value.values():
-            _leaves(item, out, depth - 1)
-    elif isinstance(value, list):
-        for item in value[:200]:
-            _leaves(item, out, depth - 1)
+    """The strings of a structured result, in order, until TEXT_CAP characters or LEAF_CAP
+    values are collected: a hostile result of 30,000 keys costs no more than a plain one."""
+    stack = [(value, depth)]
+    size = visited = 0
+    while stack and size < TEXT_CAP and visited < LEAF_CAP:
+        item, level = stack.pop()
+        visited += 1
+        if isinstance(item, str):
+            out.append(item)
+            size += len(item)
+        elif level > 0 and isinstance(item, dict):
+            stack.extend(
+                (v, level - 1) for v in reversed(list(itertools.islice(item.values(), 200)))
+            )
+        elif level > 0 and isinstance(item, list):
+            stack.extend((v, level - 1) for v in reversed(item[:200]))
 
 
 def _lines(text: str) -> list[str]:
@@ -104,9 +111,11 @@ def read(tool: str, tool_input: dict, answer: str, error: str) -> tuple[list[int
     from metacog.symptoms import names_something
 
     sent = set()
-    for value in tool_input.values():
-        if isinstance(value, str) and value:
-            sent.update(fingerprints(value[:TEXT_CAP]))
+    budget = TEXT_CAP  # of the call's input, all values together
+    for value in itertools.islice(tool_input.values(), 64):
+        if isinstance(value, str) and value and budget > 0:
+            sent.update(fingerprints(value[:budget]))
+            budget -= len(value)
     prints: list[int] = []
     named: list[int] = []
     for line in _lines(error):
@@ -235,9 +244,9 @@ def update(win: dict, action: dict, prints: list[int], named: list[int]) -> Read
         if isinstance(o, list)
         and len(o) == 5
         and all(isinstance(x, int) for x in o)
-        and calls - o[0] < OBSTACLE_SPAN
+        and 0 <= calls - o[0] < OBSTACLE_SPAN
         and not (passed and o[3] == call)
-    ]
+    ][-OBSTACLE_SPAN:]  # capped whatever a damaged state says of the call numbers
     if ctx.obstacle:
         turn = action.get("turn")
         turn = turn if isinstance(turn, int) and turn > 0 else -calls

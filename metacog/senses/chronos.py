@@ -18,7 +18,8 @@ def _level(value: float, step: float) -> int:
     20 minutes of a three-hour run said the same thing nine times, and on quiet sessions it
     was a sixth of all metacog said (issue 24)."""
     level = 0
-    while step > 0 and value >= step * (1 << level):
+    # Bounded: a damaged state can say `1e400` (parsed as infinity), which every step is below.
+    while step > 0 and level < 64 and value >= step * (1 << level):
         level += 1
     return level
 
