@@ -241,7 +241,7 @@ def found_nothing(tool: str, tool_input: dict, response: object, error: str) -> 
 
 def from_event(event: Event, now: float, outcome: bool = True) -> dict:
     """An action record (schema SCHEMA) from a PostToolUse or PostToolUseFailure call;
-    `outcome=False` leaves a passing call's output unsummed (`result` 0): replay's record
+    `outcome=False` leaves a passing call's output unsummed (`result` 0) and its lines unread: replay's record
     drops it, and summing a Bash output was a fifth of a replay's time (profiled)."""
     tool, tool_input, response = event.tool, event.tool_input, event.response
     if event.failed:
@@ -279,8 +279,9 @@ def from_event(event: Event, now: float, outcome: bool = True) -> dict:
         event.agent,
         file_of(tool_input) if tool in FILE_TOOLS else "",
     )
-    answer = "" if error else novelty.answer_text(tool, response)
-    record["prints"], record["named"] = novelty.read(tool, tool_input, answer, error)
+    if outcome:  # replay's record drops the reading: the hook reads the same call itself
+        answer = "" if error else novelty.answer_text(tool, response)
+        record["prints"], record["named"] = novelty.read(tool, tool_input, answer, error)
     return record
 
 

@@ -208,7 +208,7 @@ class Reading:
 def update(win: dict, action: dict, prints: list[int], named: list[int]) -> Reading:
     """This call's gain against what the window has shown, and how many of its new lines name
     something, then remember its lines; an obstacle is remembered with its gain."""
-    ctx = Reading()
+    out = Reading()
     mem = win.get("novelty")
     if not isinstance(mem, dict):
         mem = win["novelty"] = {}
@@ -224,17 +224,17 @@ def update(win: dict, action: dict, prints: list[int], named: list[int]) -> Read
         # An empty answer, or a failure that says only that it failed (`Exit code 1`): what it
         # tells is the answer to the question the call asked, news the first time that
         # question is asked and nothing the next (whatever words say so).
-        ctx.news = _fresh(mem, action, calls)
-        ctx.gain = float(ctx.news)
+        out.news = _fresh(mem, action, calls)
+        out.gain = float(out.news)
     else:
-        ctx.gain, ctx.news = _gain(seen, prints, named, calls)
+        out.gain, out.news = _gain(seen, prints, named, calls)
     if _shrank(mem, action, len(prints)):
-        ctx.gain = 1.0  # the same call shows less of what it showed: some of it got fixed
+        out.gain = 1.0  # the same call shows less of what it showed: some of it got fixed
     obstacles = mem.get("obstacles")
     if not isinstance(obstacles, list):
         obstacles = mem["obstacles"] = []
     call = _call_key(action)
-    ctx.obstacle = is_obstacle(action) and not action.get("waiting")
+    out.obstacle = is_obstacle(action) and not action.get("waiting")
     # What the window met lately, less what has since been overcome: the same call working
     # now (a test red then green, a server that finished booting) changed what mattered.
     passed = action.get("ok", True) and not action.get("empty")
@@ -247,9 +247,9 @@ def update(win: dict, action: dict, prints: list[int], named: list[int]) -> Read
         and 0 <= calls - o[0] < OBSTACLE_SPAN
         and not (passed and o[3] == call)
     ][-OBSTACLE_SPAN:]  # capped whatever a damaged state says of the call numbers
-    if ctx.obstacle:
+    if out.obstacle:
         turn = action.get("turn")
         turn = turn if isinstance(turn, int) and turn > 0 else -calls
-        obstacles.append([calls, turn, round(100 * ctx.gain), call, ctx.news])
-    ctx.obstacles = [(o[0], o[1], o[2] / 100, o[4]) for o in obstacles]
-    return ctx
+        obstacles.append([calls, turn, round(100 * out.gain), call, out.news])
+    out.obstacles = [(o[0], o[1], o[2] / 100, o[4]) for o in obstacles]
+    return out

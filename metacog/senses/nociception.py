@@ -131,13 +131,13 @@ def _stale(mem: dict, action: dict, ctx: Context, cfg: dict) -> Signal | None:
         for at, turn, gain, news in ctx.obstacles
         if at > since and gain <= cfg["stale_gain"] and news <= cfg["stale_news"]
     ]
-    if not stale or stale[-1][0] != calls or len({turn for _, turn in stale}) < cfg["stale_at"]:
+    turns = {turn for _, turn in stale}
+    if not stale or stale[-1][0] != calls or len(turns) < cfg["stale_at"]:
         return None
     # As for the streak: nothing more before the model has answered what was said last.
     if ctx.responses and ctx.responses <= number(mem.get("said_at")):
         return None
     mem["stale_said"], mem["said_at"] = calls, ctx.responses
-    turns = {turn for _, turn in stale}
     span = calls - stale[0][0] + 1
     if action.get("empty"):
         what = f"{action['tool']} {quote(action['target'], 60)} found nothing"
