@@ -59,11 +59,27 @@ def test_different_errors_are_exploring_not_looping() -> None:
 
 
 def test_a_syntax_error_that_moves_is_progress() -> None:
+    # Fixed at one line, the parser stops at the next: another line of code each time.
     errors = [
-        f'Exit code 1\n  File "/w/app.py", line {n}\n    x = (\nSyntaxError: invalid syntax'
-        for n in (3, 9, 14, 22)
+        f'Exit code 1\n  File "/w/app.py", line {n}\n    {code}\nSyntaxError: invalid syntax'
+        for n, code in ((3, "x = ("), (9, "def run(:"), (14, "if ready"), (22, "return {a b}"))
     ]
     assert [send(bash_failure(e)) for e in errors] == [None] * 4
+
+
+def test_the_same_syntax_error_whose_line_number_shifts_is_the_same_obstacle() -> None:
+    # The look-alike of the one above: the same code, the same message, only its line number
+    # moved (lines added above it): nothing new, however the position reads.
+    errors = [
+        f'Exit code 1\n  File "<string>", line {n}\n    ok = (df[col] \\!= "")\n'
+        "SyntaxError: unexpected character after line continuation character"
+        for n in (16, 17, 22)
+    ]
+    texts = [
+        agent_text(send(bash_failure(e, command=f"python3 -c 'v{n}'")))
+        for n, e in enumerate(errors)
+    ]
+    assert texts[:1] == [""] and any("showed nothing" in t for t in texts[1:]), texts
 
 
 def test_success_of_the_failing_command_resolves_the_streak() -> None:
@@ -200,3 +216,23 @@ def test_refusals_read_together_are_still_separate_attempts(tmp_path) -> None:
         log.refused_edit()
     probe = captured("PostToolUse", "Bash", transcript_path=str(log.path))
     assert "old_string is not in the file" in agent_text(send(probe))
+
+
+def test_a_failure_repeated_after_other_obstacles_is_felt_before_the_streak_counts_three() -> None:
+    # A release tool that says no, another try, then the first words again twice. The
+    # streak is at two, below its first level; the obstacles that brought nothing new are
+    # not all its own, so the stale observation speaks.
+    calls = [
+        ("relx push stage", "Exit code 3\nrelx: stage_lock held by build_8812"),
+        ("relx status", "Exit code 3\nrelx: no_release for stage"),
+        ("relx push stage --wait", "Exit code 3\nrelx: stage_lock held by build_8812"),
+        ("relx push stage --force", "Exit code 3\nrelx: stage_lock held by build_8812"),
+    ]
+    texts = [agent_text(send(bash_failure(error, command=cmd))) for cmd, error in calls]
+    assert texts[:3] == ["", "", ""] and "showed nothing" in texts[3], texts
+
+
+def test_the_same_failure_twice_alone_is_the_streaks_to_count() -> None:
+    # The look-alike: nothing but the streak's own two attempts, which it says at three.
+    texts = [agent_text(send(bash_failure(TRACE))) for _ in range(3)]
+    assert texts[:2] == ["", ""] and texts[2].startswith("metacog: the same error 3 times")

@@ -188,3 +188,24 @@ def test_obstacles_are_capped_whatever_a_damaged_state_says_of_the_calls() -> No
     win: dict = {"calls": 5, "novelty": {"obstacles": future}}
     read = novelty.update(win, {"tool": "Bash", "target": "x", "ok": False}, [1], [])
     assert len(win["novelty"]["obstacles"]) == 1 and len(read.obstacles) == 1
+
+
+def test_a_line_that_moved_is_new_but_names_nothing_new() -> None:
+    # The same message at another line number (lines were added above it): a new line, since
+    # what moves may be what got fixed, but no news of a problem not seen before.
+    win: dict = {"calls": 0}
+    out = []
+    for error in (
+        'File "<string>", line 16\nSyntaxError: unexpected character',
+        'File "<string>", line 17\nSyntaxError: unexpected character',
+        "src/a.ts(40,3): error TS2345: Argument of type 'x' is not assignable",
+        "src/a.ts(44,3): error TS2345: Argument of type 'x' is not assignable",
+        "src/a.ts(44,3): error TS2345: Argument of type 'y' is not assignable",
+    ):
+        win["calls"] += 1
+        prints, named = novelty.read("Bash", {"command": "run"}, "", error)
+        read = novelty.update(win, {"tool": "Bash", "target": "run", "ok": False}, prints, named)
+        out.append((round(read.gain, 2), read.news))
+    assert out[1] == (0.5, 0)  # the frame moved; the message is the one shown
+    assert out[3] == (1.0, 0)  # the same error, four lines down
+    assert out[4] == (1.0, 1)  # another type at the same place: news

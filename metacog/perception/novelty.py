@@ -16,6 +16,7 @@ window remembers cannot be read back into anything the tool printed.
 from __future__ import annotations
 
 import itertools
+import re
 import zlib
 
 SPAN = 60  # calls over which a line once shown is not news
@@ -87,10 +88,25 @@ def _lines(text: str) -> list[str]:
     return lines[:HEAD] + lines[-TAIL:] if len(lines) > HEAD + TAIL else lines
 
 
+# Where in a file a line points (`a.py:12:5`, `a.ts(12,5)`, `line 12`, `column 5`): a place
+# that moves as lines are added above it. A line that differs from one already shown only
+# there is new (a gain), but names nothing new (no news): it is the same problem, moved.
+_POSITION = re.compile(
+    r"(?<=[\w\]>\"')]):\d+(?::\d+)?|\(\d+,\s?\d+\)|(?i:\b(?:line|column|col) \d+)"
+)
+
+
 def _print(line: str) -> int:
     from metacog.signature import clean  # its patterns compile once a result is there to read
 
     return zlib.crc32(clean(line).encode("utf-8", "replace")) & 0xFFFFFF
+
+
+def _unplaced(line: str) -> int:
+    """The line's fingerprint with where it points left out."""
+    from metacog.signature import clean
+
+    return zlib.crc32(_POSITION.sub("#", clean(line)).encode("utf-8", "replace")) & 0xFFFFFF
 
 
 def fingerprints(text: str) -> list[int]:
@@ -123,8 +139,10 @@ def read(tool: str, tool_input: dict, answer: str, error: str) -> tuple[list[int
         if print_ in sent:
             continue
         prints.append(print_)
-        if print_ not in named and names_something(line):
-            named.append(print_)
+        if names_something(line):
+            unplaced = _unplaced(line)
+            if unplaced not in named:
+                named.append(unplaced)
     return prints, named
 
 
@@ -138,19 +156,21 @@ ASKED_CAP = 64  # questions whose empty or bare answers are remembered
 
 
 def _gain(seen: dict, prints: list[int], named: list[int], calls: int) -> tuple[float, int]:
-    """(share of the result's lines not shown within SPAN calls, how many of those name
-    something); the lines are remembered as shown now."""
+    """(share of the result's lines not shown within SPAN calls, how many of the lines that
+    name something were not shown either, wherever they point); all are remembered as shown
+    now."""
     distinct = list(dict.fromkeys(prints))
-    new = news = 0
-    for print_ in distinct:
-        key = format(print_, "06x")
+    keys = [format(p, "06x") for p in dict.fromkeys(distinct + named)]
+    fresh = set()
+    for key in keys:
         last = seen.pop(key, None)
         if not isinstance(last, int) or calls - last > SPAN:
-            new += 1
-            news += print_ in named
+            fresh.add(key)
         seen[key] = calls  # re-inserted: the dict stays in least-recently-shown order
     while len(seen) > SEEN_CAP:
         del seen[next(iter(seen))]
+    new = sum(format(p, "06x") in fresh for p in distinct)
+    news = sum(format(p, "06x") in fresh for p in named)
     return (new / len(distinct) if distinct else 0.0), news
 
 

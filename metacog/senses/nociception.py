@@ -66,13 +66,19 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     steps = (cfg["observe_at"], cfg["socratic_at"], cfg["directive_at"], cfg["person_at"])
     reached = sum(1 for at in steps if count >= at)
     if reached <= level:
-        return None
+        # The streak has no new level to say; obstacles that bring nothing new, of which
+        # this failure may be the last, still may (a refusal twice, after another before),
+        # unless they are all the streak's own attempts: counting those is the streak's job.
+        return _stale(mem, action, ctx, cfg, streak=count)
     # The cooldown: no new intervention before the model has answered the last one.
     # Without a transcript (replays, tests without one) the call counts alone decide.
+    # The stale observation counts: it said these failures already.
     responses = ctx.responses
-    if level and responses and responses <= mem.get("said_at", 0):
+    if responses and responses <= number(mem.get("said_at")):
         return None
     mem["level"], mem["said_at"] = level + 1, responses
+    if ctx.obstacles:  # what the streak said, the stale observation need not say again
+        mem["stale_said"] = ctx.obstacles[-1][0]
     return _say(level + 1, count, ctx.streak.edits, action, ctx)
 
 
@@ -117,13 +123,20 @@ def _named_quote(line: str, cap: int) -> str:
     return "`" + tail.replace("`", "'") + "`" if names_something(tail) else quote(line, cap)
 
 
-def _stale(mem: dict, action: dict, ctx: Context, cfg: dict) -> Signal | None:
+def _stale(mem: dict, action: dict, ctx: Context, cfg: dict, streak: int = 0) -> Signal | None:
     """The principle without vocabulary: this call met an obstacle whose result showed almost
-    nothing new, and so did others in their own turns lately, since this was last said."""
+    nothing new, and so did others in their own turns lately, since this was last said;
+    `streak`: this many of the latest turns are a streak's attempts, which need another
+    obstacle beside them."""
     if not ctx.obstacle or not ctx.obstacles:
         return None
     calls = ctx.obstacles[-1][0]
     since = max(calls - cfg["stale_span"], number(mem.get("stale_said")))
+    if streak:
+        recent = [turn for at, turn, _, _ in ctx.obstacles if at > since]
+        own = set(list(dict.fromkeys(reversed(recent)))[:streak])
+        if all(turn in own for turn in recent):
+            return None
     # Nothing new: few new lines, and few of them naming something (a failure that brings a
     # new path, name or code may be the next step of progress, however much else repeats).
     stale = [
