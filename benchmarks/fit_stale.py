@@ -3,14 +3,15 @@ they carry to a repository the fit never saw.
 
     python benchmarks/fit_stale.py [TRANSCRIPTS_DIR] [--json]
 
-Nociception's `stale_at`, `stale_span` and `stale_gain` (metacog/senses/nociception.py) are
-the only thresholds chosen from the labelled sessions. Every point of GRID runs through the
+Nociception's `stale_at`, `stale_empty_at`, `stale_span` and `stale_gain`
+(metacog/senses/nociception.py) are the only thresholds chosen from the labelled sessions. Every point of GRID runs through the
 real hook (benchmarks/score_labels.score, a full replay per point, two processes), and the
 point that scores best (OBJECTIVE) over the sessions given is the fit. The honest estimate
 is leave-one-repository-out: for each repository, the fit over all the others, scored on
 that one alone; its sum over the repositories is what the note and docs/calibration.md
-report, beside the in-sample figure. Scores per point are cached in the temp folder, keyed
-by the source of metacog/ and the labels, so `score_labels.py --loro` after a fit is quick.
+report, beside the in-sample figure. Scores per point are cached under ~/.cache/metacog-bench
+(XDG_CACHE_HOME), keyed by the source of metacog/ and benchmarks/, the labels and the
+transcripts, so `score_labels.py --loro` after a fit is quick.
 """
 
 from __future__ import annotations
@@ -30,18 +31,22 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from score_labels import DEFAULT_DIR, read_labels, repository, score
 
 # A grid, not a search: few points, each a plain reading of the principle (the second or
-# third obstacle that brought nothing new; within 15, 20 or 30 calls; "nothing new" as at
-# most a third, a half or all of the result's lines new). `stale_news` (no new line that names
+# third obstacle that brought nothing new, the third to fifth where each was a question that
+# found nothing; within 10 to 30 calls; "nothing new" as at most a fifth, a third or a half of
+# the result's lines new). The last fit chose the lowest span and gain of a narrower grid,
+# so this one reaches below them. `stale_news` (no new line that names
 # something) is the principle itself, not fitted: a grid with it free (0 or any) fitted "any"
 # on these labels (41 of 73 against 36) and then called compile errors that move, jest tests
 # failing one after another and new exceptions "nothing new" (tests/test_nociception.py).
 GRID = {
     "stale_at": (2, 3),
-    "stale_span": (15, 20, 30),
-    "stale_gain": (0.34, 0.5, 1.0),
+    "stale_empty_at": (3, 4, 5),
+    "stale_span": (10, 15, 20, 30),
+    "stale_gain": (0.2, 0.34, 0.5),
 }
 OFF = {
     "stale_at": 1000,
+    "stale_empty_at": 1000,
     "stale_span": 30,
     "stale_gain": 0.2,
     "stale_news": 0,
@@ -84,12 +89,31 @@ def summary(result: dict) -> dict:
 
 
 def _cache_path(folder: Path) -> Path:
+    """Where the scores of this code, these labels and these transcripts are kept: keyed by
+    every byte that can change a score (metacog/, benchmarks/, the labelled transcripts)."""
     digest = hashlib.sha256()
-    for path in sorted((ROOT / "metacog").rglob("*.py")):
+    for path in sorted((ROOT / "metacog").rglob("*.py")) + sorted(
+        (ROOT / "benchmarks").glob("*.py")
+    ):
         digest.update(path.read_bytes())
     digest.update((folder / "LABELS.jsonl").read_bytes())
+    for label in sorted({label["file"] for label in read_labels(folder)}):
+        digest.update(label.encode())
+        with open(folder / label, "rb") as fh:
+            for block in iter(lambda fh=fh: fh.read(1 << 20), b""):
+                digest.update(block)
     digest.update(json.dumps([GRID, OFF]).encode())
-    return Path(tempfile.gettempdir()) / f"metacog-fit-{digest.hexdigest()[:16]}.json"
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "metacog-bench" / f"fit-{digest.hexdigest()[:16]}.json"
+
+
+def _cached(cache: Path) -> dict | None:
+    """The cached scores, or None where there are none or they cannot be read whole."""
+    try:
+        data = json.loads(cache.read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def _score_point(args: tuple[str, dict]) -> dict:
@@ -100,15 +124,18 @@ def _score_point(args: tuple[str, dict]) -> dict:
 def scores(folder: Path) -> dict[str, dict]:
     """{point as JSON: per-repository summary} for OFF and every point of GRID (cached)."""
     cache = _cache_path(folder)
-    if cache.is_file():
-        return json.loads(cache.read_text())
+    cached = _cached(cache)
+    if cached is not None:
+        return cached
     todo = [OFF, *points()]
     workers = max(1, min(2, os.cpu_count() or 1))
     with multiprocessing.get_context("fork").Pool(workers) as pool:
         done = pool.map(_score_point, [(str(folder), p) for p in todo], chunksize=1)
     out = {json.dumps(p, sort_keys=True): s for p, s in zip(todo, done, strict=True)}
-    tmp = cache.with_suffix(".tmp")
-    tmp.write_text(json.dumps(out))
+    cache.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=cache.parent, prefix=".fit-", suffix=".tmp")
+    with os.fdopen(fd, "w") as fh:
+        fh.write(json.dumps(out))
     os.replace(tmp, cache)
     return out
 
@@ -136,6 +163,7 @@ def best(all_scores: dict[str, dict], repos: set[str]) -> str:
         key=lambda k: (
             -objective(total(all_scores[k], repos)),
             -json.loads(k)["stale_at"],
+            -json.loads(k)["stale_empty_at"],
             json.loads(k)["stale_span"],
             json.loads(k)["stale_gain"],
         )
@@ -168,7 +196,8 @@ def fit_report(folder: Path) -> str:
     fitted = best(all_scores, repos)
     held = loro(all_scores)
     lines = [
-        "fit of nociception's stale_at / stale_span / stale_gain (benchmarks/fit_stale.py)",
+        "fit of nociception's stale_at / stale_empty_at / stale_span / stale_gain "
+        "(benchmarks/fit_stale.py)",
         _line("  without it", total(all_scores[json.dumps(OFF, sort_keys=True)], repos)),
         f"  fitted on all {len(repos)} repositories: {fitted}",
         _line("  in-sample", total(all_scores[fitted], repos)),

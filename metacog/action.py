@@ -267,7 +267,7 @@ def from_event(event: Event, now: float, outcome: bool = True) -> dict:
         # An empty answer is an answer (`grep` says it with exit 1), not a failure.
         record = make(tool, target_of(tool, tool_input, event.cwd), "", 0, cost, now, event.agent)
         record["empty"] = True
-        record["prints"] = record["named"] = []  # novelty weighs the question instead
+        record["prints"], record["named"] = [novelty.nothing(tool, tool_input)], []
         return record
     record = make(
         tool,

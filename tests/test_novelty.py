@@ -59,11 +59,11 @@ def test_a_line_shown_longer_ago_than_the_span_is_news_again() -> None:
 
 
 def test_the_memory_is_capped_and_a_damaged_one_is_replaced() -> None:
-    win: dict = {"calls": 1, "novelty": {"seen": "junk", "obstacles": [["x"], [1, 2, 3, 4, 0]]}}
+    win: dict = {"calls": 1, "novelty": {"seen": "junk", "obstacles": [["x"], [1, 2, 3, 4, 0, 0]]}}
     prints = list(range(novelty.SEEN_CAP + 50))
     ctx = novelty.update(win, {"tool": "Bash", "target": "x", "ok": False}, prints, [])
     assert len(win["novelty"]["seen"]) == novelty.SEEN_CAP
-    assert ctx.obstacle and ctx.obstacles[0] == (1, 2, 0.03, 0) and len(ctx.obstacles) == 2
+    assert ctx.obstacle and ctx.obstacles[0] == (1, 2, 0.03, 0, False) and len(ctx.obstacles) == 2
 
 
 def test_the_same_call_working_again_overcomes_its_obstacles() -> None:
@@ -184,7 +184,7 @@ def test_a_hostile_structured_result_is_read_within_its_caps() -> None:
 
 
 def test_obstacles_are_capped_whatever_a_damaged_state_says_of_the_calls() -> None:
-    future = [[10**9, 1, 0, 1, 0]] * 500
+    future = [[10**9, 1, 0, 1, 0, 0]] * 500
     win: dict = {"calls": 5, "novelty": {"obstacles": future}}
     read = novelty.update(win, {"tool": "Bash", "target": "x", "ok": False}, [1], [])
     assert len(win["novelty"]["obstacles"]) == 1 and len(read.obstacles) == 1
@@ -209,3 +209,33 @@ def test_a_line_that_moved_is_new_but_names_nothing_new() -> None:
     assert out[1] == (0.5, 0)  # the frame moved; the message is the one shown
     assert out[3] == (1.0, 0)  # the same error, four lines down
     assert out[4] == (1.0, 1)  # another type at the same place: news
+
+
+def test_an_empty_answer_is_nothing_found_at_its_place() -> None:
+    grep = novelty.nothing("Grep", {"pattern": "a", "path": "/w/src"})
+    assert grep == novelty.nothing("Grep", {"pattern": "b", "path": "/w/src"})
+    assert grep != novelty.nothing("Grep", {"pattern": "a", "path": "/w/lib"})
+    # A command's places are its words that are paths; the pattern and the flags are not.
+    one = novelty.nothing("Bash", {"command": 'grep -n "handler" /w/src/server.js'})
+    assert one == novelty.nothing("Bash", {"command": "grep -rn 'handler\\b' /w/src/server.js"})
+    assert one != novelty.nothing("Bash", {"command": 'grep -n "handler" /w/src/app.js'})
+
+
+def test_an_edit_makes_an_empty_place_news_again_a_failed_one_does_not() -> None:
+    win: dict = {"calls": 0}
+    empty = {"tool": "Grep", "target": "x", "ok": True, "empty": True}
+    print_ = [novelty.nothing("Grep", {"path": "/w"})]
+    gains = []
+    for action in (
+        empty,
+        empty,
+        {"tool": "Edit", "target": "a", "ok": False},
+        empty,
+        {"tool": "Edit", "target": "a", "ok": True},
+        empty,
+    ):
+        win["calls"] += 1
+        read = novelty.update(win, action, print_ if action is empty else [], [])
+        if action is empty:
+            gains.append(read.gain)
+    assert gains == [1.0, 0.0, 0.0, 1.0]

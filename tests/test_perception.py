@@ -372,6 +372,28 @@ def test_different_searches_that_find_nothing_are_exploring() -> None:
     assert not any(said(calls))
 
 
+def test_one_place_searched_in_other_words_that_keeps_finding_nothing() -> None:
+    # The look-alike of the one above, one search further: the fifth way of asking the same
+    # place, with nothing found by any, is a search going nowhere (stale_empty_at).
+    words = ("useSocket", "socketClient", "wsClient", "WebSocketProvider", "createSocket")
+    out = said([grep(name) for name in words])
+    assert out[:4] == [""] * 4
+    assert "Grep `createSocket /home/dev/project` found nothing" in out[4], out
+
+
+def test_the_same_words_in_other_places_are_a_search_that_moves() -> None:
+    calls = [
+        captured(
+            "PostToolUse",
+            "Grep",
+            tool_input={"pattern": "createSocket", "path": f"/home/dev/project/{folder}"},
+            tool_response={"mode": "files_with_matches", "filenames": [], "numFiles": 0},
+        )
+        for folder in ("src", "lib", "app", "server", "client", "shared")
+    ]
+    assert not any(said(calls))
+
+
 # 4. The same failure spread across the session ------------------------------------------
 
 TYPE_ERROR = "Exit code 2\nsrc/config.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'."

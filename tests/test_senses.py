@@ -160,6 +160,23 @@ def test_velocity_against_the_sessions_baseline() -> None:
     assert hit and "large file reads in the last 5 actions" in hit[0] and "subagent" in hit[0]
 
 
+def test_a_burst_is_said_only_where_it_would_reach_compaction_soon(tmp_path: Path) -> None:
+    def burst(log: Transcript, tokens: int, model: str) -> list[str]:
+        log.usage(tokens, model=model)
+        small = [bash(f"echo {i}", stdout="x" * 200) for i in range(10)]
+        big = [read(f"/home/dev/project/src/m{i}.py", content="y" * 30000) for i in range(5)]
+        for call in small + big:
+            call["transcript_path"] = str(log.path)
+        return texts(small + big)
+
+    # A million tokens of room: five large reads are nothing to warn of.
+    roomy = burst(Transcript(tmp_path / "a.jsonl"), 100_000, "claude-opus-5-5")
+    assert not any(roomy), roomy
+    # 150K of 200K, about 7.5K tokens a call: compaction is a few calls away.
+    tight = burst(Transcript(tmp_path / "b.jsonl"), 150_000, "claude-sonnet-4-5")
+    assert any("faster than this session's baseline" in t for t in tight), tight
+
+
 def test_steady_large_reads_are_the_baseline() -> None:
     calls = [read(f"/home/dev/project/src/m{i}.py", content="y" * 30000) for i in range(20)]
     assert not any(texts(calls))
@@ -466,14 +483,16 @@ def test_idle_pauses_count_nothing() -> None:
     assert not any(said)  # twenty calls an hour apart: the person was away, nobody worked
 
 
-def test_quick_calls_do_not_use_up_the_time_check_ins() -> None:
+def test_one_stretch_has_one_count_of_check_ins_whichever_doubled() -> None:
     calls = [prompt("go")] + [bash(f"echo {i}") for i in range(100)]
     said = texts(calls, step=9.0)  # 100 calls in 15 minutes
     assert sum(1 for s in said if s) == 1 and "100 tool calls and 15 minutes" in said[-1]
+    # Past 80 calls is the second check-in (as 40 minutes is): the 20- and 40-minute ones
+    # would say the same stretch again; 80 minutes of it is the third.
     later = [
-        agent_text(send(bash(f"echo late {i}"), now=T0 + 900 + 120 * (i + 1))) for i in range(3)
+        agent_text(send(bash(f"echo late {i}"), now=T0 + 900 + 120 * (i + 1))) for i in range(33)
     ]
-    assert "103 tool calls and 21 minutes" in later[2]  # the 20-minute check-in still comes
+    assert later[:32] == [""] * 32 and "133 tool calls and 81 minutes" in later[32], later
 
 
 def test_the_session_summary_counts_work_not_waiting_nor_requested_repeats(

@@ -30,9 +30,30 @@ LEAF_CAP = 2000  # values of a structured result visited at most
 LEAF_DEPTH = 4  # how deep a structured result of an unknown tool is walked for its text
 # Tools whose result is the change they made, not an answer: an edit's payload echoes the file.
 _NO_ANSWER = frozenset(("Edit", "Write", "MultiEdit", "NotebookEdit", "TodoWrite"))
+_CHANGES = _NO_ANSWER - {"TodoWrite"}  # the calls that change what a question can find
 # Kinds of mistake that are the person's decision (an edit rejected, a call interrupted): the
 # person speaking is not the world answering, and is no obstacle of the agent's own making.
 PERSON = frozenset(("rejected", "interrupted"))
+# A word of a command that is a place: it holds a `/` or ends in a file's extension.
+_PLACE_WORD = re.compile(r"^[^-'\"`|&;<>(){}$=][^'\"`|&;<>(){}$]*(?:/|\.\w{1,8})$")
+
+
+def nothing(tool: str, tool_input: dict) -> int:
+    """The line an empty answer shows, as a fingerprint: nothing found at this place (the file
+    read, the folder searched, the paths a command names). News the first time the window
+    meets it, and nothing the next, whatever the question: what a search did not find in a
+    place is no more news for being asked there in other words; another place is."""
+    place = ""
+    for key in ("file_path", "path", "notebook_path", "url"):
+        if isinstance(tool_input.get(key), str):
+            place = tool_input[key]
+            break
+    else:
+        command = tool_input.get("command")
+        if isinstance(command, str):
+            words = command[:TEXT_CAP].split()
+            place = " ".join(sorted({w.rstrip("/") for w in words if _PLACE_WORD.match(w)}))
+    return zlib.crc32(f"\x00nothing found {place}".encode("utf-8", "replace")) & 0xFFFFFF
 
 
 def answer_text(tool: str, response: object) -> str:
@@ -152,7 +173,7 @@ def _call_key(action: dict) -> int:
 
 
 SIZES_CAP = 32  # calls whose last result's length is remembered
-ASKED_CAP = 64  # questions whose empty or bare answers are remembered
+ASKED_CAP = 64  # questions whose bare answers, places whose empty ones, are remembered
 
 
 def _gain(seen: dict, prints: list[int], named: list[int], calls: int) -> tuple[float, int]:
@@ -221,8 +242,8 @@ class Reading:
         self.news = 0  # of those new lines, how many name something (a path, a name, a code)
         self.obstacle = False  # the call failed, was refused, or a question came back empty
         # The window's obstacles not overcome since, oldest first: (call number, model turn,
-        # gain, new lines that name something).
-        self.obstacles: list[tuple[int, int, float, int]] = []
+        # gain, new lines that name something, whether it was an empty answer).
+        self.obstacles: list[tuple[int, int, float, int, bool]] = []
 
 
 def update(win: dict, action: dict, prints: list[int], named: list[int]) -> Reading:
@@ -237,13 +258,28 @@ def update(win: dict, action: dict, prints: list[int], named: list[int]) -> Read
         seen = mem["seen"] = {}
     calls = win.get("calls", 0)
     calls = calls if isinstance(calls, int) else 0
-    if action["tool"] in _NO_ANSWER:
-        mem.pop("asked", None)  # the world changed: what was not there may be there now
+    if action["tool"] in _CHANGES and action.get("ok", True):
+        # The world changed: what was not there may be there now (a failed edit, a to-do
+        # list changed nothing a question could find).
+        mem.pop("asked", None)
+        nothing = mem.pop("nothing", None)
+        for key in nothing if isinstance(nothing, list) else ():
+            if isinstance(key, str):
+                seen.pop(key, None)
     bare = not action.get("ok", True) and not named and len(set(prints)) <= 1
-    if action.get("empty") or bare:
-        # An empty answer, or a failure that says only that it failed (`Exit code 1`): what it
-        # tells is the answer to the question the call asked, news the first time that
-        # question is asked and nothing the next (whatever words say so).
+    if action.get("empty"):
+        # An empty answer: its one line, nothing found at that place (metacog.action), is
+        # news until the place has been searched; an edit since makes it news again.
+        out.gain, out.news = _gain(seen, prints[:1], [], calls)
+        nothing = mem.get("nothing")
+        if not isinstance(nothing, list):
+            nothing = mem["nothing"] = []
+        keys = [format(p, "06x") for p in prints[:1]]
+        nothing[:] = [k for k in nothing if k not in keys][-(ASKED_CAP - 1) :] + keys
+    elif bare:
+        # A failure that says only that it failed (`Exit code 1`): what it tells is the answer
+        # to the question the call asked, news the first time that question is asked and
+        # nothing the next (whatever words say so).
         out.news = _fresh(mem, action, calls)
         out.gain = float(out.news)
     else:
@@ -262,7 +298,7 @@ def update(win: dict, action: dict, prints: list[int], named: list[int]) -> Read
         o
         for o in obstacles
         if isinstance(o, list)
-        and len(o) == 5
+        and len(o) == 6
         and all(isinstance(x, int) for x in o)
         and 0 <= calls - o[0] < OBSTACLE_SPAN
         and not (passed and o[3] == call)
@@ -270,6 +306,7 @@ def update(win: dict, action: dict, prints: list[int], named: list[int]) -> Read
     if out.obstacle:
         turn = action.get("turn")
         turn = turn if isinstance(turn, int) and turn > 0 else -calls
-        obstacles.append([calls, turn, round(100 * out.gain), call, out.news])
-    out.obstacles = [(o[0], o[1], o[2] / 100, o[4]) for o in obstacles]
+        empty = int(bool(action.get("empty")))
+        obstacles.append([calls, turn, round(100 * out.gain), call, out.news, empty])
+    out.obstacles = [(o[0], o[1], o[2] / 100, o[4], bool(o[5])) for o in obstacles]
     return out

@@ -35,12 +35,13 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     # Many quick calls are not grinding: the call count speaks only after some work time.
     by_calls = _level(calls, cfg["calls"]) if minutes >= cfg["min_minutes_for_calls"] else 0
     by_time = _level(minutes, cfg["minutes"])
-    # Time and calls keep levels of their own: 100 quick calls must not use up the
-    # 20- and 40-minute check-ins. Each level is said once.
-    if by_time <= mem.get("time_level", 0) and by_calls <= mem.get("call_level", 0):
+    # One stretch, one count of check-ins: whichever of time and calls doubled first says
+    # it (20 minutes or 40 calls, then 40 or 80...). Levels of their own said 40 calls,
+    # then 20 minutes, then 80 calls: three check-ins in ten minutes of one stretch.
+    level = max(by_time, by_calls)
+    if level <= max(mem.get("time_level", 0), mem.get("call_level", 0)):
         return None
-    mem["time_level"] = max(by_time, mem.get("time_level", 0))
-    mem["call_level"] = max(by_calls, mem.get("call_level", 0))
+    mem["time_level"] = mem["call_level"] = level
     return Signal(
         NAME,
         f"{calls} tool calls and {minutes:.0f} minutes since the person last spoke. "

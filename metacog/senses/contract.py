@@ -129,8 +129,8 @@ class Context:
         self.news = 0  # of those new lines, how many name something (a path, a name, a code)
         self.obstacle = False  # this call failed, was refused, or a question came back empty
         # The window's recent obstacles not overcome since, oldest first: (call number, model
-        # turn, gain, new lines that name something).
-        self.obstacles: list[tuple[int, int, float, int]] = []
+        # turn, gain, new lines that name something, whether it was an empty answer).
+        self.obstacles: list[tuple[int, int, float, int, bool]] = []
         self.terms: list[str] = []  # the names the person's request mentioned
         self.touched = False  # this call touched one of them
         self.on_track = False  # the work has touched one of them since the request

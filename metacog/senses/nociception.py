@@ -33,6 +33,9 @@ DEFAULTS = {
     "stale_span": 15,
     "stale_gain": 0.34,
     "stale_news": 0,  # and at most this many of its new lines naming something (a path, a code)
+    # Where every such obstacle was an empty answer (a search, a listing that found nothing),
+    # this many: questions that find nothing are how a search goes, for a while.
+    "stale_empty_at": 4,
 }
 LIMITS = {
     "observe_at": (2, 1000),
@@ -43,6 +46,7 @@ LIMITS = {
     "stale_span": (2, 60),
     "stale_gain": (0.0, 1.0),
     "stale_news": (0, 1000),
+    "stale_empty_at": (2, 1000),
 }
 
 
@@ -126,26 +130,33 @@ def _named_quote(line: str, cap: int) -> str:
 def _stale(mem: dict, action: dict, ctx: Context, cfg: dict, streak: int = 0) -> Signal | None:
     """The principle without vocabulary: this call met an obstacle whose result showed almost
     nothing new, and so did others in their own turns lately, since this was last said;
-    `streak`: this many of the latest turns are a streak's attempts, which need another
-    obstacle beside them."""
+    `streak`: this many of the latest turns are a streak's attempts."""
     if not ctx.obstacle or not ctx.obstacles:
         return None
     calls = ctx.obstacles[-1][0]
     since = max(calls - cfg["stale_span"], number(mem.get("stale_said")))
     if streak:
-        recent = [turn for at, turn, _, _ in ctx.obstacles if at > since]
-        own = set(list(dict.fromkeys(reversed(recent)))[:streak])
-        if all(turn in own for turn in recent):
+        # Each of the streak's attempts, its first included, brought nothing new, and an
+        # obstacle not overcome since came before them: what it fails on had been met before
+        # it began (the same refusal as a call before), so it is past the streak's count
+        # already. A new error's second attempt, or a fixed one's return, is the streak's.
+        recent = [(turn, gain, news) for at, turn, gain, news, _ in ctx.obstacles if at > since]
+        own = list(dict.fromkeys(turn for turn, _, _ in reversed(recent)))[:streak]
+        fresh = {
+            t for t, gain, news in recent if gain > cfg["stale_gain"] or news > cfg["stale_news"]
+        }
+        if len(own) < streak or fresh & set(own) or len({t for t, _, _ in recent}) == streak:
             return None
     # Nothing new: few new lines, and few of them naming something (a failure that brings a
     # new path, name or code may be the next step of progress, however much else repeats).
     stale = [
-        (at, turn)
-        for at, turn, gain, news in ctx.obstacles
+        (at, turn, empty)
+        for at, turn, gain, news, empty in ctx.obstacles
         if at > since and gain <= cfg["stale_gain"] and news <= cfg["stale_news"]
     ]
-    turns = {turn for _, turn in stale}
-    if not stale or stale[-1][0] != calls or len(turns) < cfg["stale_at"]:
+    turns = {turn for _, turn, _ in stale}
+    need = cfg["stale_empty_at"] if all(empty for *_, empty in stale) else cfg["stale_at"]
+    if not stale or stale[-1][0] != calls or len(turns) < need:
         return None
     # As for the streak: nothing more before the model has answered what was said last.
     if ctx.responses and ctx.responses <= number(mem.get("said_at")):

@@ -18,6 +18,10 @@ DEFAULTS = {
     "recent_calls": 5,
     "min_recent_bytes": 60000,
     "velocity_cooldown_calls": 40,
+    # A burst is said only when, at its pace, it would reach auto-compaction within this many
+    # calls (where the transcript tells the context's level): two large results with most of
+    # the context free were a third of what O2 said on quiet sessions.
+    "velocity_horizon": 25,
     "fill_warn": 0.70,
     "soon_calls": 6,  # the level is said when compaction is this few calls away
     "context_window": 0,  # read by metacog.facts for the context's fill
@@ -26,10 +30,12 @@ LIMITS = {
     "velocity_factor": (1, 1000),
     "baseline_calls": (1, 1000),
     "recent_calls": (1, 20),
+    "velocity_horizon": (1, 10_000),
     "fill_warn": (0.05, 1),
     "soon_calls": (1, 10_000),
 }
 LARGE = 15_000  # characters (~4K tokens): a call this size is "large"
+CHARS_PER_TOKEN = 4  # of a tool's result, roughly: enough to tell 5 calls from 50
 MIN_LARGE = 2  # a burst needs large results to name as its cause; many small ones are work
 
 
@@ -39,11 +45,11 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     if action["tool"] in EDIT_TOOLS or not action.get("ok", True):
         mem["work"] = True  # something a compaction would lose: what changed, what failed
     said = _fill(mem, win, ctx, cfg) if ctx.is_main else ""
-    said = said or _velocity(mem, win, cfg)
+    said = said or _velocity(mem, win, ctx, cfg)
     return Signal(NAME, said) if said else None
 
 
-def _velocity(mem: dict, win: dict, cfg: dict) -> str:
+def _velocity(mem: dict, win: dict, ctx: Context, cfg: dict) -> str:
     actions = win.get("actions") or []
     calls = win.get("calls", 0)
     base_n = cfg["baseline_calls"]
@@ -61,6 +67,10 @@ def _velocity(mem: dict, win: dict, cfg: dict) -> str:
     )
     if not fast or calls < mem.get("quiet_until", 0):
         return ""
+    if ctx.tokens and ctx.window:
+        pace = total / len(recent) / CHARS_PER_TOKEN
+        if (transcript.autocompact_at(ctx.window) - ctx.tokens) / pace > cfg["velocity_horizon"]:
+            return ""
     mem["quiet_until"] = calls + cfg["velocity_cooldown_calls"]
     reads = [a for a in large if a["tool"] == "Read"]
     if len(reads) >= MIN_LARGE:
