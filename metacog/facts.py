@@ -182,6 +182,7 @@ def update(win: dict, action: dict, ctx: Context) -> None:
         action,
         prints if isinstance(prints, list) else [],
         named if isinstance(named, list) else [],
+        ctx.is_main,
     )
     ctx.gain, ctx.news, ctx.obstacle, ctx.obstacles = (
         read.gain,

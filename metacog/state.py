@@ -28,7 +28,9 @@ MAX_WINDOWS = 32  # subagent windows kept per session; the oldest go first
 SESSION_ID_CAP = 64
 GC_AGE_S = 7 * 24 * 3600
 GC_EVERY_S = 3600
-STATE_CAP = 8 << 20  # bytes; a state after 10,000 calls is about 7 KiB
+# bytes; a state after 10,000 calls is about 40 KiB, most of it the main window's novelty
+# memory (metacog.perception.novelty.SEEN_CAP), and 32 subagent windows add at most 150 KiB
+STATE_CAP = 8 << 20
 MAIN = "main"
 SHAPE_ERRORS = (TypeError, KeyError, AttributeError, IndexError)
 # Replay only (metacog.replay sets it for one transcript, in one process): each session's

@@ -3,6 +3,8 @@ obstacles that bring nothing new, through the real hook and alone."""
 
 from __future__ import annotations
 
+import zlib
+
 from hooktest import agent_text, captured, failed, send
 
 from metacog.perception import novelty
@@ -239,3 +241,21 @@ def test_an_edit_makes_an_empty_place_news_again_a_failed_one_does_not() -> None
         if action is empty:
             gains.append(read.gain)
     assert gains == [1.0, 0.0, 0.0, 1.0]
+
+
+def test_a_subagent_window_remembers_only_its_obstacles_within_a_smaller_cap() -> None:
+    win: dict = {"calls": 0}
+    for n in range(50):  # results of 40 lines each: a main window would keep 2,000 lines
+        win["calls"] += 1
+        text = "\n".join(f"line {n}-{k} of /w/src/m{n}.py" for k in range(40))
+        ok = {"tool": "Read", "target": f"m{n}", "ok": True}
+        novelty.update(win, ok, novelty.fingerprints(text), [], main=False)
+    assert len(win["novelty"].get("seen", {})) == 0
+    fail = {"tool": "Bash", "target": "make", "ok": False}
+    gains = []
+    for _ in range(2):
+        win["calls"] += 1
+        prints = [zlib.crc32(f"{k} {x}".encode()) & 0xFFFFFF for k in range(40) for x in range(10)]
+        gains.append(novelty.update(win, fail, prints, [], main=False).gain)
+    assert gains == [1.0, 0.25]  # of the same 400 lines, the 100 not remembered are new
+    assert len(win["novelty"]["seen"]) == novelty.SUB_SEEN_CAP

@@ -21,7 +21,11 @@ import zlib
 
 SPAN = 60  # calls over which a line once shown is not news
 OBSTACLE_SPAN = 60  # calls over which the window's obstacles are remembered
-SEEN_CAP = 2400  # fingerprints remembered per window (40 lines of 60 calls)
+SEEN_CAP = 2400  # fingerprints remembered in the main window (40 lines of 60 calls)
+# ... and in a subagent's, which remembers only what its obstacles showed: a session keeps up
+# to 32 of them (metacog.state.MAX_WINDOWS), and 32 memories of every result made the state a
+# megabyte read and written on every call (40 ms a call).
+SUB_SEEN_CAP = 300
 HEAD = TAIL = 20  # lines of one result compared: its first and its last (a log's news is at
 #                   its end, a listing's at its top); the middle of a long output is left out
 TEXT_CAP = 20000  # characters of a result looked at, head and tail
@@ -176,7 +180,9 @@ SIZES_CAP = 32  # calls whose last result's length is remembered
 ASKED_CAP = 64  # questions whose bare answers, places whose empty ones, are remembered
 
 
-def _gain(seen: dict, prints: list[int], named: list[int], calls: int) -> tuple[float, int]:
+def _gain(
+    seen: dict, prints: list[int], named: list[int], calls: int, cap: int = SEEN_CAP
+) -> tuple[float, int]:
     """(share of the result's lines not shown within SPAN calls, how many of the lines that
     name something were not shown either, wherever they point); all are remembered as shown
     now."""
@@ -188,7 +194,7 @@ def _gain(seen: dict, prints: list[int], named: list[int], calls: int) -> tuple[
         if not isinstance(last, int) or calls - last > SPAN:
             fresh.add(key)
         seen[key] = calls  # re-inserted: the dict stays in least-recently-shown order
-    while len(seen) > SEEN_CAP:
+    while len(seen) > cap:
         del seen[next(iter(seen))]
     new = sum(format(p, "06x") in fresh for p in distinct)
     news = sum(format(p, "06x") in fresh for p in named)
@@ -246,9 +252,13 @@ class Reading:
         self.obstacles: list[tuple[int, int, float, int, bool]] = []
 
 
-def update(win: dict, action: dict, prints: list[int], named: list[int]) -> Reading:
+def update(
+    win: dict, action: dict, prints: list[int], named: list[int], main: bool = True
+) -> Reading:
     """This call's gain against what the window has shown, and how many of its new lines name
-    something, then remember its lines; an obstacle is remembered with its gain."""
+    something, then remember its lines; an obstacle is remembered with its gain. A subagent's
+    window (`main` false) weighs and remembers only its obstacles, fewer of them."""
+    cap = SEEN_CAP if main else SUB_SEEN_CAP
     out = Reading()
     mem = win.get("novelty")
     if not isinstance(mem, dict):
@@ -270,7 +280,7 @@ def update(win: dict, action: dict, prints: list[int], named: list[int]) -> Read
     if action.get("empty"):
         # An empty answer: its one line, nothing found at that place (metacog.action), is
         # news until the place has been searched; an edit since makes it news again.
-        out.gain, out.news = _gain(seen, prints[:1], [], calls)
+        out.gain, out.news = _gain(seen, prints[:1], [], calls, cap)
         nothing = mem.get("nothing")
         if not isinstance(nothing, list):
             nothing = mem["nothing"] = []
@@ -282,8 +292,10 @@ def update(win: dict, action: dict, prints: list[int], named: list[int]) -> Read
         # nothing the next (whatever words say so).
         out.news = _fresh(mem, action, calls)
         out.gain = float(out.news)
+    elif main or not action.get("ok", True):
+        out.gain, out.news = _gain(seen, prints, named, calls, cap)
     else:
-        out.gain, out.news = _gain(seen, prints, named, calls)
+        out.gain = 1.0  # a subagent's success: not remembered, not weighed
     if _shrank(mem, action, len(prints)):
         out.gain = 1.0  # the same call shows less of what it showed: some of it got fixed
     obstacles = mem.get("obstacles")
