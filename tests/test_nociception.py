@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from hooktest import agent_text, captured, send
 
 
@@ -236,3 +238,34 @@ def test_the_same_failure_twice_alone_is_the_streaks_to_count() -> None:
     # The look-alike: nothing but the streak's own two attempts, which it says at three.
     texts = [agent_text(send(bash_failure(TRACE))) for _ in range(3)]
     assert texts[:2] == ["", ""] and texts[2].startswith("metacog: the same error 3 times")
+
+
+def test_the_stale_observation_backs_off_within_one_stretch() -> None:
+    # A cycle of three failures the session has seen, round after round, with nothing new:
+    # told once, then once twice as many stale obstacles have come, not every second call.
+    cycle = [
+        ("make db", "Exit code 2\ndb: lock_timeout on table users_v2"),
+        ("make seed", "Exit code 2\nseed: relation users_v2 does not exist"),
+        ("make api", "Exit code 2\napi: cannot reach db_host at port 5432"),
+    ]
+    texts = [
+        agent_text(send(bash_failure(error, command=cmd))) for _ in range(8) for cmd, error in cycle
+    ]
+    spoken = [i for i, t in enumerate(texts) if "showed nothing" in t]
+    assert spoken and len(spoken) <= 3, (spoken, texts)
+    gaps = [b - a for a, b in itertools.pairwise(spoken)]
+    assert all(b > a for a, b in itertools.pairwise(gaps)), spoken
+
+
+def test_a_damaged_count_of_stale_observations_is_read_as_none() -> None:
+    from metacog.senses import nociception
+    from metacog.senses.contract import Context
+
+    ctx = Context({"nociception": dict(nociception.DEFAULTS)}, {}, {})
+    ctx.obstacle = True
+    ctx.obstacles = [(1, 1, 0.0, 0, False), (2, 2, 0.0, 0, False)]
+    mem = {"stale_times": -5}
+    said = nociception._stale(
+        mem, {"tool": "Bash", "target": "x", "sig": ""}, ctx, ctx.cfg["nociception"]
+    )
+    assert said is not None and mem["stale_times"] == 1

@@ -131,6 +131,8 @@ def _stale(mem: dict, action: dict, ctx: Context, cfg: dict, streak: int = 0) ->
     """The principle without vocabulary: this call met an obstacle whose result showed almost
     nothing new, and so did others in their own turns lately, since this was last said;
     `streak`: this many of the latest turns are a streak's attempts."""
+    if not ctx.obstacles:
+        mem.pop("stale_times", None)  # every obstacle overcome or long past: a new stretch
     if not ctx.obstacle or not ctx.obstacles:
         return None
     calls = ctx.obstacles[-1][0]
@@ -156,12 +158,15 @@ def _stale(mem: dict, action: dict, ctx: Context, cfg: dict, streak: int = 0) ->
     ]
     turns = {turn for _, turn, _ in stale}
     need = cfg["stale_empty_at"] if all(empty for *_, empty in stale) else cfg["stale_at"]
-    if not stale or stale[-1][0] != calls or len(turns) < need:
+    # Said again in the same stretch only once twice as many have come since (as Habit and
+    # Chronos double): a cycle of three seen failures was told every second call.
+    times = min(max(number(mem.get("stale_times")), 0), 6)  # bounded whatever the state says
+    if not stale or stale[-1][0] != calls or len(turns) < need << times:
         return None
     # As for the streak: nothing more before the model has answered what was said last.
     if ctx.responses and ctx.responses <= number(mem.get("said_at")):
         return None
-    mem["stale_said"], mem["said_at"] = calls, ctx.responses
+    mem["stale_said"], mem["said_at"], mem["stale_times"] = calls, ctx.responses, times + 1
     span = calls - stale[0][0] + 1
     if action.get("empty"):
         what = f"{action['tool']} {quote(action['target'], 60)} found nothing"
