@@ -10,7 +10,7 @@ point that scores best (OBJECTIVE) over the sessions given is the fit. The hones
 is leave-one-repository-out: for each repository, the fit over all the others, scored on
 that one alone; its sum over the repositories is what the note and docs/calibration.md
 report, beside the in-sample figure. Scores per point are cached under ~/.cache/metacog-bench
-(XDG_CACHE_HOME), keyed by the source of metacog/ and benchmarks/, the labels and the
+(XDG_CACHE_HOME), keyed by the source of metacog/ and the scorer, the labels and the
 transcripts, so `score_labels.py --loro` after a fit is quick.
 """
 
@@ -21,6 +21,7 @@ import itertools
 import json
 import multiprocessing
 import os
+import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -90,11 +91,13 @@ def summary(result: dict) -> dict:
 
 def _cache_path(folder: Path) -> Path:
     """Where the scores of this code, these labels and these transcripts are kept: keyed by
-    every byte that can change a score (metacog/, benchmarks/, the labelled transcripts)."""
+    every byte that can change a score (metacog/, the scorer, the labelled transcripts, the
+    grid); how a point is chosen from them is not in the key."""
     digest = hashlib.sha256()
-    for path in sorted((ROOT / "metacog").rglob("*.py")) + sorted(
-        (ROOT / "benchmarks").glob("*.py")
-    ):
+    for path in [
+        *sorted((ROOT / "metacog").rglob("*.py")),
+        ROOT / "benchmarks" / "score_labels.py",
+    ]:
         digest.update(path.read_bytes())
     digest.update((folder / "LABELS.jsonl").read_bytes())
     for label in sorted({label["file"] for label in read_labels(folder)}):
@@ -156,19 +159,22 @@ def objective(t: dict) -> float:
 
 
 def best(all_scores: dict[str, dict], repos: set[str]) -> str:
-    """The point that scores best over `repos`; ties go to the most conservative point (more
-    obstacles, a shorter span, a stricter gain), listed first after sorting."""
+    """The point that scores best over `repos`. Ties go to the most conservative point (more
+    obstacles, a stricter gain) and, where the span makes no difference, to the middle of the
+    spans that tie (the upper median): the edge of a flat stretch is the first to fall off it
+    on other work, and the last two fits each took the shortest span of their grid on a tie."""
     candidates = [k for k in all_scores if json.loads(k) != OFF]
-    candidates.sort(
-        key=lambda k: (
-            -objective(total(all_scores[k], repos)),
-            -json.loads(k)["stale_at"],
-            -json.loads(k)["stale_empty_at"],
-            json.loads(k)["stale_span"],
-            json.loads(k)["stale_gain"],
-        )
-    )
-    return candidates[0]
+    score = {k: objective(total(all_scores[k], repos)) for k in candidates}
+    top = max(score.values())
+    tied = [json.loads(k) for k in candidates if score[k] == top]
+    first = max(tied, key=lambda p: (p["stale_at"], p["stale_empty_at"], -p["stale_gain"]))
+    same = [
+        p
+        for p in tied
+        if all(p[a] == first[a] for a in ("stale_at", "stale_empty_at", "stale_gain"))
+    ]
+    span = statistics.median_high(sorted(p["stale_span"] for p in same))
+    return json.dumps(next(p for p in same if p["stale_span"] == span), sort_keys=True)
 
 
 def loro(all_scores: dict[str, dict]) -> dict:
