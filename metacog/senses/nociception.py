@@ -30,12 +30,12 @@ DEFAULTS = {
     # this many, each in its own model turn, within stale_span calls, each result holding at
     # most stale_gain of lines the window had not shown. Fitted by benchmarks/fit_stale.py.
     "stale_at": 2,
-    "stale_span": 15,
+    "stale_span": 10,
     "stale_gain": 0.34,
     "stale_news": 0,  # and at most this many of its new lines naming something (a path, a code)
     # Where every such obstacle was an empty answer (a search, a listing that found nothing),
     # this many: questions that find nothing are how a search goes, for a while.
-    "stale_empty_at": 4,
+    "stale_empty_at": 3,
 }
 LIMITS = {
     "observe_at": (2, 1000),
