@@ -19,6 +19,8 @@ import itertools
 import re
 import zlib
 
+from metacog.perception import turns
+
 SPAN = 60  # calls over which a line once shown is not news
 OBSTACLE_SPAN = 60  # calls over which the window's obstacles are remembered
 SEEN_CAP = 2400  # fingerprints remembered in the main window (40 lines of 60 calls)
@@ -171,7 +173,7 @@ def read(tool: str, tool_input: dict, answer: str, error: str) -> tuple[list[int
     return prints, named
 
 
-def _call_key(action: dict) -> int:
+def call_key(action: dict) -> int:
     """The call (its tool and target) as a checksum: what "the same call" means here."""
     return zlib.crc32(f"{action['tool']} {action['target']}".encode("utf-8", "replace"))
 
@@ -207,7 +209,7 @@ def _remember(mem: dict, name: str, action: dict, value: int, cap: int) -> objec
     kept = mem.get(name)
     if not isinstance(kept, dict):
         kept = mem[name] = {}
-    key = format(_call_key(action), "08x")
+    key = format(call_key(action), "08x")
     last = kept.pop(key, None)
     kept[key] = value
     while len(kept) > cap:
@@ -301,7 +303,7 @@ def update(
     obstacles = mem.get("obstacles")
     if not isinstance(obstacles, list):
         obstacles = mem["obstacles"] = []
-    call = _call_key(action)
+    call = call_key(action)
     out.obstacle = is_obstacle(action) and not action.get("waiting")
     # What the window met lately, less what has since been overcome: the same call working
     # now (a test red then green, a server that finished booting) changed what mattered.
@@ -316,8 +318,7 @@ def update(
         and not (passed and o[3] == call)
     ][-OBSTACLE_SPAN:]  # capped whatever a damaged state says of the call numbers
     if out.obstacle:
-        turn = action.get("turn")
-        turn = turn if isinstance(turn, int) and turn > 0 else -calls
+        turn = turns.turn(action, {"calls": calls})
         empty = int(bool(action.get("empty")))
         obstacles.append([calls, turn, round(100 * out.gain), call, out.news, empty])
     out.obstacles = [(o[0], o[1], o[2] / 100, o[4], bool(o[5])) for o in obstacles]

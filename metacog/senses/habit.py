@@ -12,9 +12,9 @@ attempt), one line, once per problem and session.
 from __future__ import annotations
 
 import re
-import zlib
 
 from metacog.action import EDIT_TOOLS
+from metacog.perception.novelty import call_key
 from metacog.senses.contract import problems_of
 from metacog.senses.signal import Signal, memory, peek, quote
 from metacog.senses.signal import turn as turn_of
@@ -39,7 +39,7 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     seen = mem.get("seen")
     if not isinstance(seen, dict):
         seen = mem["seen"] = {}
-    call = zlib.crc32(f"{action['tool']} {action['target']}".encode())
+    call = call_key(action)
     unpatched = mem.get("unpatched")
     if not isinstance(unpatched, list):
         unpatched = mem["unpatched"] = []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from metacog.perception.turns import turn  # noqa: F401 - the senses' name for it
+
 OBSERVE = 1  # Layer 1: an observation and one question
 INTERRUPT = 2  # Layer 2: the nociceptive interrupt
 TEXT_CAP = 300
@@ -59,10 +61,3 @@ def quote(value: str, cap: int = 60) -> str:
     """`value` as a code quote: a backtick inside would end the quote early (ruff's
     `_get_property` inside a quoted problem line), so it becomes an apostrophe."""
     return "`" + short(value.replace("`", "'"), cap) + "`"
-
-
-def turn(action: dict, win: dict) -> int:
-    """Which model response made this call: calls of one response (a parallel batch) are
-    one attempt. Without a transcript (a replay without one, tests) every call is its own."""
-    value = action.get("turn")
-    return value if isinstance(value, int) and value > 0 else -win.get("calls", 0)
