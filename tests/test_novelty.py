@@ -259,3 +259,30 @@ def test_a_subagent_window_remembers_only_its_obstacles_within_a_smaller_cap() -
         gains.append(novelty.update(win, fail, prints, [], main=False).gain)
     assert gains == [1.0, 0.25]  # of the same 400 lines, the 100 not remembered are new
     assert len(win["novelty"]["seen"]) == novelty.SUB_SEEN_CAP
+
+
+def test_the_calls_own_words_said_back_are_not_news() -> None:
+    # Another missing tool is the same answer: the name in it is the one the call sent.
+    win: dict = {"calls": 0}
+    reads = []
+    for tool in ("mcp__n8n__list_runs", "mcp__n8n__run_flow", "mcp__n8n__get_flow"):
+        win["calls"] += 1
+        error = f"<tool_use_error>Error: No such tool available: {tool}</tool_use_error>"
+        prints, named = novelty.read(tool, {}, "", error)  # as a refusal reads (FACTS.md)
+        action = {"tool": tool, "target": "", "ok": False}
+        reads.append(novelty.update(win, action, prints, named))
+    assert [(r.gain, r.news) for r in reads] == [(1.0, 1), (0.0, 0), (0.0, 0)]
+
+
+def test_a_name_the_call_did_not_send_is_news() -> None:
+    # The look-alike: the same command, and the world answers with another missing module.
+    win: dict = {"calls": 0}
+    news = []
+    for module in ("lodash", "dayjs"):
+        win["calls"] += 1
+        error = f"Exit code 1\nsrc/app.ts: error: Cannot find module '{module}'"
+        prints, named = novelty.read("Bash", {"command": "npm run build"}, "", error)
+        news.append(
+            novelty.update(win, {"tool": "Bash", "target": "b", "ok": False}, prints, named).news
+        )
+    assert news == [1, 1]

@@ -142,6 +142,12 @@ def fingerprints(text: str) -> list[int]:
     return [_print(line) for line in _lines(text)] if text else []
 
 
+# A word of a call's input (a run of characters between spaces, quotes, brackets and the
+# separators `:,;=`), three characters at least: masked where the call's failure says it back.
+_WORD = re.compile(r"[^\s'\"`()\[\]{}<>,;:=]{3,}")
+_SENT = "\u00a7"  # what a masked word becomes
+
+
 def read(tool: str, tool_input: dict, answer: str, error: str) -> tuple[list[int], list[int]]:
     """(the fingerprints of what a call's result showed, those of them that name something).
 
@@ -154,18 +160,20 @@ def read(tool: str, tool_input: dict, answer: str, error: str) -> tuple[list[int
     from metacog.symptoms import names_something
 
     sent = set()
+    words = {tool}
     budget = TEXT_CAP  # of the call's input, all values together
     for value in itertools.islice(tool_input.values(), 64):
         if isinstance(value, str) and value and budget > 0:
             sent.update(fingerprints(value[:budget]))
+            words.update(_WORD.findall(value[:budget]))
             budget -= len(value)
     prints: list[int] = []
     named: list[int] = []
     for line in _lines(error):
-        print_ = _print(line)
-        if print_ in sent:
+        if _print(line) in sent:
             continue
-        prints.append(print_)
+        line = _WORD.sub(lambda m: _SENT if m.group() in words else m.group(), line)
+        prints.append(_print(line))
         if names_something(line):
             unplaced = _unplaced(line)
             if unplaced not in named:
