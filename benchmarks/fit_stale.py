@@ -159,22 +159,24 @@ def objective(t: dict) -> float:
 
 
 def best(all_scores: dict[str, dict], repos: set[str]) -> str:
-    """The point that scores best over `repos`. Ties go to the most conservative point (more
-    obstacles, a stricter gain) and, where the span makes no difference, to the middle of the
-    spans that tie (the upper median): the edge of a flat stretch is the first to fall off it
-    on other work, and the last two fits each took the shortest span of their grid on a tie."""
+    """The point that scores best over `repos`. Ties go to the most conservative counts (more
+    obstacles) and, on the thresholds the labels leave flat (the gain, then the span), to the
+    middle of the values that tie (the upper median): the edge of a flat stretch is the first
+    to fall off it on other work, and earlier fits each took the edge of their grid on a tie."""
     candidates = [k for k in all_scores if json.loads(k) != OFF]
     score = {k: objective(total(all_scores[k], repos)) for k in candidates}
     top = max(score.values())
     tied = [json.loads(k) for k in candidates if score[k] == top]
-    first = max(tied, key=lambda p: (p["stale_at"], p["stale_empty_at"], -p["stale_gain"]))
-    same = [
+    first = max(tied, key=lambda p: (p["stale_at"], p["stale_empty_at"]))
+    tied = [
         p
         for p in tied
-        if all(p[a] == first[a] for a in ("stale_at", "stale_empty_at", "stale_gain"))
+        if (p["stale_at"], p["stale_empty_at"]) == (first["stale_at"], first["stale_empty_at"])
     ]
-    span = statistics.median_high(sorted(p["stale_span"] for p in same))
-    return json.dumps(next(p for p in same if p["stale_span"] == span), sort_keys=True)
+    for axis in ("stale_gain", "stale_span"):
+        middle = statistics.median_high(sorted({p[axis] for p in tied}))
+        tied = [p for p in tied if p[axis] == middle] or tied
+    return json.dumps(tied[0], sort_keys=True)
 
 
 def loro(all_scores: dict[str, dict]) -> dict:
