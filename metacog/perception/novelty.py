@@ -3,11 +3,18 @@
 Stuck work has a shape that needs no vocabulary: the agent meets an obstacle (a failure, a
 refusal, an empty answer to a question) and what comes back holds nothing the last calls had
 not already shown. Progress through failures has the opposite shape: each failure brings new
-specific lines (an error that moved, a list that changed, a new missing name) whatever banner
-repeats around them. So every result is cut into lines, each line normalized the way an
-error signature is (metacog.signature.clean: times, pids, temp paths, durations, addresses do
-not count as new; paths, identifiers, codes and line numbers do), and the share of lines the
-window has not seen in the last SPAN calls is the call's gain.
+specific lines (a list that changed, a new missing name, another line of code) whatever
+banner repeats around them. So every result is cut into lines, each line normalized the way
+an error signature is (metacog.signature.clean: times, pids, temp paths, durations, addresses
+do not count as new; paths, identifiers, codes and line numbers do), and the share of lines
+the window has not seen in the last SPAN calls is the call's gain. Of those new lines, the
+ones that name something are its news, with three readings of what is not news:
+
+- where a line points (`a.py:12` → `a.py:14`): the same problem, moved;
+- the call's own words said back in its failure (the tool asked for, the branch named): a
+  name the agent sent is not news from the world;
+- an empty answer is "nothing found at this place": the same place asked in other words is
+  the same answer, until an edit changes what there is to find.
 
 Only short fingerprints are kept (24 bits of a line's checksum), never the lines: what the
 window remembers cannot be read back into anything the tool printed.
@@ -152,9 +159,10 @@ def read(tool: str, tool_input: dict, answer: str, error: str) -> tuple[list[int
     """(the fingerprints of what a call's result showed, those of them that name something).
 
     A failure's lines that only repeat what the call sent (an Edit's old_string quoted back,
-    the command echoed) are the agent's own words, not the world's answer: left out. Which
-    lines name something (a path, an identifier, a code: metacog.symptoms.names_something)
-    is read for failures only, the calls whose news a sense weighs."""
+    the command echoed) are the agent's own words, not the world's answer: left out; in the
+    others, the words the call sent are masked. Which lines name something (a path, an
+    identifier, a code: metacog.symptoms.names_something) is read for failures only, the
+    calls whose news a sense weighs, with where each points left out."""
     if not error:
         return fingerprints(answer), []
     from metacog.symptoms import names_something

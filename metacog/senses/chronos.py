@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from metacog.senses.signal import Signal, forget, memory
+from metacog.senses.signal import Signal, forget, memory, number
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     # it (20 minutes or 40 calls, then 40 or 80...). Levels of their own said 40 calls,
     # then 20 minutes, then 80 calls: three check-ins in ten minutes of one stretch.
     level = max(by_time, by_calls)
-    if level <= max(mem.get("time_level", 0), mem.get("call_level", 0)):
+    if level <= max(number(mem.get("time_level")), number(mem.get("call_level"))):
         return None
     mem["time_level"] = mem["call_level"] = level
     return Signal(

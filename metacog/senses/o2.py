@@ -19,8 +19,8 @@ DEFAULTS = {
     "min_recent_bytes": 60000,
     "velocity_cooldown_calls": 40,
     # A burst is said only when, at its pace, it would reach auto-compaction within this many
-    # calls (where the transcript tells the context's level): two large results with most of
-    # the context free were a third of what O2 said on quiet sessions.
+    # calls (where the transcript tells the context's level): two large reads with most of a
+    # million tokens free are not worth a word.
     "velocity_horizon": 25,
     "fill_warn": 0.70,
     "soon_calls": 6,  # the level is said when compaction is this few calls away
