@@ -157,3 +157,18 @@ def test_drift_from_the_request(metacog_claude: ClaudeHarness) -> None:
     script = [read(parser), bash("ls /"), bash("uname -a"), bash("date"), "Done."]
     result = metacog_claude.run(script, prompt="Fix parse_header in parser.py for empty lines.")
     assert "parser.py" in spoken(result, "touched none of what the request named")
+
+
+def test_nociception_hears_one_place_searched_in_other_words(
+    metacog_claude: ClaudeHarness,
+) -> None:
+    # Nothing found at the same place, asked four ways: the real Grep's empty answers are one
+    # answer (metacog.perception.novelty.nothing), and the fourth is told.
+    (metacog_claude.project / "app.py").write_text("def run():\n    return 1\n")
+    words = ("useSocket", "socketClient", "wsClient", "WebSocketProvider")
+    grep = [
+        [{"name": "Grep", "input": {"pattern": w, "path": str(metacog_claude.project)}}]
+        for w in words
+    ]
+    result = metacog_claude.run([*grep, "Nothing there."])
+    assert "WebSocketProvider" in spoken(result, "found nothing")
