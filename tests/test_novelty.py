@@ -286,3 +286,12 @@ def test_a_name_the_call_did_not_send_is_news() -> None:
             novelty.update(win, {"tool": "Bash", "target": "b", "ok": False}, prints, named).news
         )
     assert news == [1, 1]
+
+
+def test_a_hostile_place_is_read_within_its_caps() -> None:
+    huge = "/w/" + "a" * 5_000_000
+    assert novelty.nothing("Read", {"file_path": huge}) == novelty.nothing(
+        "Read", {"file_path": huge[: novelty.LINE_CAP]}
+    )
+    words = " ".join(f"/w/d{i}/" for i in range(200_000))
+    assert isinstance(novelty.nothing("Bash", {"command": f"ls {words}"}), int)

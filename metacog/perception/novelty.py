@@ -59,7 +59,7 @@ def nothing(tool: str, tool_input: dict) -> int:
     place = ""
     for key in ("file_path", "path", "notebook_path", "url"):
         if isinstance(tool_input.get(key), str):
-            place = tool_input[key]
+            place = tool_input[key][:LINE_CAP]  # a path; a hostile megabyte is cut like a line
             break
     else:
         command = tool_input.get("command")
