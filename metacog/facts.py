@@ -155,13 +155,13 @@ def _fill(ctx: Context) -> None:
     ctx.responses = number(context.get("responses"))
     tokens = context.get("tokens", 0)
     if not tokens or not isinstance(tokens, int):
-        ctx.tokens, ctx.window, ctx.fill = 0, 0, 0.0
+        ctx.tokens, ctx.context_window, ctx.fill = 0, 0, 0.0
         return
     section = ctx.cfg.get("o2")
     setting = section.get("context_window", 0) if isinstance(section, dict) else 0
     ctx.tokens = tokens
-    ctx.window = transcript.context_window(context.get("model", ""), setting)
-    ctx.fill = tokens / ctx.window
+    ctx.context_window = transcript.context_window(context.get("model", ""), setting)
+    ctx.fill = tokens / ctx.context_window
 
 
 def update(win: dict, action: dict, ctx: Context) -> None:

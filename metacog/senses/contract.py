@@ -55,12 +55,14 @@ NO_STREAK = Streak()
 
 
 class Problem:
-    """One kind of problem a failure names (metacog.symptoms.problems; a list on disk)."""
+    """One kind of problem a failure names (metacog.symptoms.problems; a list on disk): its
+    kind (`sort`), `checksum` (of its first line with its place in the file: the same
+    finding, or the same kind at a new place), how many `lines` of that kind, that `line`."""
 
-    __slots__ = ("line", "lines", "place", "sort")
+    __slots__ = ("checksum", "line", "lines", "sort")
 
-    def __init__(self, sort: str, place: int, lines: int, line: str) -> None:
-        self.sort, self.place, self.lines, self.line = sort, place, lines, line
+    def __init__(self, sort: str, checksum: int, lines: int, line: str) -> None:
+        self.sort, self.checksum, self.lines, self.line = sort, checksum, lines, line
 
 
 def problems_of(action: dict) -> list[Problem]:
@@ -123,7 +125,7 @@ class Context:
         self.streak_ended: Streak | None = None  # the streak this call ended, if it did
         self.responses = 0  # model responses in the transcript so far (0 without one)
         self.tokens = 0  # the context's real usage (the transcript's), 0 when unknown
-        self.window = 0  # the model's context window, in tokens
+        self.context_window = 0  # the model's context window, in tokens (ctx.win is the window)
         self.fill = 0.0  # tokens / window
         self.gain = 0.0  # share of this call's result lines the window had not shown lately
         self.news = 0  # of those new lines, how many name something (a path, a name, a code)

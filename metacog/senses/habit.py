@@ -204,7 +204,7 @@ def _fewer(mem: dict, action: dict, call: int) -> bool:
     runs = mem.get("runs")
     if not isinstance(runs, dict):
         runs = mem["runs"] = {}
-    now = sorted({p.place for p in problems_of(action)})
+    now = sorted({p.checksum for p in problems_of(action)})
     last = runs.pop(str(call), None)
     runs[str(call)] = now
     while len(runs) > RUNS_CAP:
@@ -231,9 +231,9 @@ def _keys(action: dict, call: int) -> list[tuple[str, str, int]]:
     for problem in problems_of(action):
         if not names_something(problem.line):
             continue  # words every failure prints: never "the same problem is back"
-        out.append((f"e {problem.place}", problem.line, problem.place))
+        out.append((f"e {problem.checksum}", problem.line, problem.checksum))
         if problem.lines > 1:
-            out.append((f"k {call} {problem.sort}", problem.sort, problem.place))
+            out.append((f"k {call} {problem.sort}", problem.sort, problem.checksum))
     return out
 
 

@@ -67,9 +67,11 @@ def _velocity(mem: dict, win: dict, ctx: Context, cfg: dict) -> str:
     )
     if not fast or calls < mem.get("quiet_until", 0):
         return ""
-    if ctx.tokens and ctx.window:
+    if ctx.tokens and ctx.context_window:
         pace = total / len(recent) / CHARS_PER_TOKEN
-        if (transcript.autocompact_at(ctx.window) - ctx.tokens) / pace > cfg["velocity_horizon"]:
+        if (transcript.autocompact_at(ctx.context_window) - ctx.tokens) / pace > cfg[
+            "velocity_horizon"
+        ]:
             return ""
     mem["quiet_until"] = calls + cfg["velocity_cooldown_calls"]
     reads = [a for a in large if a["tool"] == "Read"]
@@ -97,7 +99,7 @@ def _fill(mem: dict, win: dict, ctx: Context, cfg: dict) -> str:
     predicts auto-compaction within `soon_calls` calls, or when it is already at the edge.
     A session at 70% that grows slowly ends well; saying its level was most of what metacog
     said on quiet sessions (issue 17, class 5)."""
-    tokens, window, fill = ctx.tokens, ctx.window, ctx.fill  # metacog.facts
+    tokens, window, fill = ctx.tokens, ctx.context_window, ctx.fill  # metacog.facts
     if not tokens:
         return ""
     calls = win.get("calls", 0)
@@ -156,4 +158,4 @@ def on_prompt(win: dict, prompt: str, now: float) -> None:
 def reading(win: dict, ctx: Context) -> str:
     if not ctx.tokens:
         return ""
-    return f"context {ctx.tokens // 1000}K/{ctx.window // 1000}K ({ctx.fill:.0%})"
+    return f"context {ctx.tokens // 1000}K/{ctx.context_window // 1000}K ({ctx.fill:.0%})"
