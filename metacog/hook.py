@@ -52,7 +52,7 @@ def handle(raw: bytes, state_dir: str, now: float | None = None) -> str:
         return ""
     import json
 
-    from metacog import events
+    from metacog import handlers
     from metacog.event import Event
 
     try:
@@ -61,7 +61,7 @@ def handle(raw: bytes, state_dir: str, now: float | None = None) -> str:
         return ""
     if not isinstance(payload, dict):
         return ""
-    handler = events.HANDLERS.get(payload.get("hook_event_name"))
+    handler = handlers.HANDLERS.get(payload.get("hook_event_name"))
     if handler is None:
         return ""
     reply = handler(Event(payload, len(raw)), state_dir, time.time() if now is None else now)

@@ -6,7 +6,7 @@ plugin, the CLI run by hand) it is INLINE_DATA under $HOME:
   <data>/
     bootstrap.log        BOOTSTRAP_LOG: what the first-run setup did, pip's output on failure
     hook-stderr.log      HOOK_STDERR_LOG: the interpreter's own stderr (a crash before the
-                         hook's boundary); run.sh appends, events.py rotates it
+                         hook's boundary); run.sh appends, handlers.py rotates it
     runtime/             RUNTIME
       .lock              BUILD_LOCK: held while a runtime is built (two sessions build once)
       .failed            FAILED: the last failed build, JSON {at, version, python, cause,

@@ -32,8 +32,8 @@ from typing import BinaryIO
 from metacog import action as actions
 from metacog import config, hook, state
 from metacog.event import Event
-from metacog.events import HANDLERS
 from metacog.fsutil import Unreadable
+from metacog.handlers import HANDLERS
 from metacog.senses import SENSES
 from metacog.transcript import content_text, usage_tokens
 

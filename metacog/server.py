@@ -43,7 +43,7 @@ def serve(home: str = "") -> None:
                 return  # another one runs
             time.sleep(0.01)
     # Imported once, before the socket appears: this is what the process is for.
-    from metacog import events  # noqa: F401 - hook.handle imports events per call
+    from metacog import handlers  # noqa: F401 - hook.handle imports handlers per call
 
     # Each call moves to its caller's working directory: the folder is held open instead
     # (the path may also be one test's symlink to a runtime shared by many).

@@ -158,7 +158,7 @@ def test_the_hook_never_imports_the_cli(child_env: dict[str, str]) -> None:
         timeout=60,
     )
     loaded = set(json.loads(out.stdout.splitlines()[-1]))
-    assert "metacog.hook" in loaded and "metacog.events" in loaded
+    assert "metacog.hook" in loaded and "metacog.handlers" in loaded
     assert not loaded & {"typer", "click", "rich", "pydantic", "metacog.cli"}
 
 

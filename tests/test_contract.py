@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "metacog"
 NAMES = [sense.NAME for sense in SENSES]
 T0 = 1_800_000_000.0
-FORBIDDEN_FOR_SENSES = {"metacog.nervous", "metacog.events", "metacog.summary", "metacog.facts"}
+FORBIDDEN_FOR_SENSES = {"metacog.nervous", "metacog.handlers", "metacog.summary", "metacog.facts"}
 
 
 def imported(path: Path) -> set[str]:

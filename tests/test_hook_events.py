@@ -148,12 +148,12 @@ def test_internal_failure_is_logged_not_raised(isolated_home: Path) -> None:
 
 @pytest.mark.sense_may_fail("hook")
 def test_errors_go_to_the_log(isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from metacog import events
+    from metacog import handlers
 
     def broken(*args: object) -> None:
         raise RuntimeError("sense exploded")
 
-    monkeypatch.setitem(events.HANDLERS, "PostToolUse", broken)
+    monkeypatch.setitem(handlers.HANDLERS, "PostToolUse", broken)
     env = dict(os.environ)
     # In-process main() with exit_process=False, stdin replaced.
     import io

@@ -72,10 +72,10 @@ def test_hooks_registered_with_wrapper_quotes_and_timeouts() -> None:
 
 
 def test_every_handled_event_is_registered() -> None:
-    from metacog import events
+    from metacog import handlers
 
     hooks = json.loads((ROOT / "hooks" / "hooks.json").read_text())["hooks"]
-    assert set(events.HANDLERS) == set(hooks)
+    assert set(handlers.HANDLERS) == set(hooks)
 
 
 def test_hook_import_path_never_loads_the_cli_or_heavy_modules() -> None:
@@ -156,7 +156,7 @@ def test_the_direct_hook_imports_neither_the_cli_nor_the_residents_side() -> Non
         check=True,
     )
     loaded = set(out.stdout.split())
-    assert "metacog.events" in loaded  # the calls were handled
+    assert "metacog.handlers" in loaded  # the calls were handled
     assert not loaded & {
         "typer",
         "click",

@@ -118,7 +118,7 @@ def test_disabled_learning_records_nothing(project: str) -> None:
     assert project_records(project) == []
 
 
-# The whole loop through the hook, in-process: events.py calls metacog.learning itself.
+# The whole loop through the hook, in-process: handlers.py calls metacog.learning itself.
 def test_the_loop_through_the_hook(project: str) -> None:
     def event(name: str, sid: str, **extra: object) -> dict:
         base = (

@@ -62,7 +62,7 @@ def test_every_observation_is_short(scored: dict) -> None:
     # One message per call: an observation of at most TEXT_CAP from each sense that spoke, and
     # the notes waiting for the main agent (after a compaction, of a subagent: NOTE_CAP each,
     # at most PENDING_CAP of them).
-    from metacog.events import PENDING_CAP
+    from metacog.handlers import PENDING_CAP
     from metacog.recall import NOTE_CAP
     from metacog.senses.signal import TEXT_CAP
 

@@ -254,7 +254,7 @@ def check_hooks(root: Path | None) -> list[dict]:
                 "reinstall the plugin (`claude plugin install metacog@metacog`)",
             )
         ]
-    from metacog.events import HANDLERS
+    from metacog.handlers import HANDLERS
 
     if not isinstance(registered, dict):
         registered = {}
