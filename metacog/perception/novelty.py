@@ -130,17 +130,18 @@ _POSITION = re.compile(
 )
 
 
-def _print(line: str) -> int:
+def _clean(line: str) -> str:
     from metacog.signature import clean  # its patterns compile once a result is there to read
 
-    return zlib.crc32(clean(line).encode("utf-8", "replace")) & 0xFFFFFF
+    return clean(line)
 
 
-def _unplaced(line: str) -> int:
-    """The line's fingerprint with where it points left out."""
-    from metacog.signature import clean
+def _crc(cleaned: str) -> int:
+    return zlib.crc32(cleaned.encode("utf-8", "replace")) & 0xFFFFFF
 
-    return zlib.crc32(_POSITION.sub("#", clean(line)).encode("utf-8", "replace")) & 0xFFFFFF
+
+def _print(line: str) -> int:
+    return _crc(_clean(line))
 
 
 def fingerprints(text: str) -> list[int]:
@@ -181,9 +182,10 @@ def read(tool: str, tool_input: dict, answer: str, error: str) -> tuple[list[int
         if _print(line) in sent:
             continue
         line = _WORD.sub(lambda m: _SENT if m.group() in words else m.group(), line)
-        prints.append(_print(line))
+        cleaned = _clean(line)
+        prints.append(_crc(cleaned))
         if names_something(line):
-            unplaced = _unplaced(line)
+            unplaced = _crc(_POSITION.sub("#", cleaned))  # wherever it points
             if unplaced not in named:
                 named.append(unplaced)
     return prints, named

@@ -39,9 +39,9 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     # it (20 minutes or 40 calls, then 40 or 80...). Levels of their own said 40 calls,
     # then 20 minutes, then 80 calls: three check-ins in ten minutes of one stretch.
     level = max(by_time, by_calls)
-    if level <= max(number(mem.get("time_level")), number(mem.get("call_level"))):
+    if level <= number(mem.get("level")):
         return None
-    mem["time_level"] = mem["call_level"] = level
+    mem["level"] = level
     return Signal(
         NAME,
         f"{calls} tool calls and {minutes:.0f} minutes since the person last spoke. "
