@@ -280,8 +280,15 @@ def from_event(event: Event, now: float, outcome: bool = True) -> dict:
         file_of(tool_input) if tool in FILE_TOOLS else "",
     )
     if outcome:  # replay's record drops the reading: the hook reads the same call itself
-        answer = "" if error else novelty.answer_text(tool, response)
-        record["prints"], record["named"] = novelty.read(tool, tool_input, answer, error)
+        if not error:
+            read = novelty.read(tool, tool_input, novelty.answer_text(tool, response), "")
+        elif event.failed:
+            read = novelty.read(tool, tool_input, "", error)
+        else:
+            # It exited 0 and its output says it failed (a build piped into `head`): what it
+            # brought is the whole output, read as a failure's, not the one line that told.
+            read = novelty.read(tool, tool_input, "", novelty.answer_text(tool, response) or error)
+        record["prints"], record["named"] = read
     return record
 
 

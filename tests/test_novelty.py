@@ -295,3 +295,34 @@ def test_a_hostile_place_is_read_within_its_caps() -> None:
     )
     words = " ".join(f"/w/d{i}/" for i in range(200_000))
     assert isinstance(novelty.nothing("Bash", {"command": f"ls {words}"}), int)
+
+
+def test_a_failure_that_exited_0_is_read_whole() -> None:
+    # A build piped into `head` exits 0; its output says it failed on its last line. What it
+    # brought is the whole output: another type error at another route is news, though the
+    # line that told of the failure is the one shown before.
+    from metacog import action
+    from metacog.event import Event
+
+    def build(route: str) -> dict:
+        out = (
+            "$ next build\nFailed to compile.\n"
+            f"./app/api/{route}/route.ts:12:5\nType error: Property '{route}' does not exist.\n"
+            'error: script "pages:build" exited with code 1'
+        )
+        payload = captured(
+            "PostToolUse",
+            "Bash",
+            tool_input={"command": "bun run pages:build 2>&1 | head -100", "description": "x"},
+            tool_response={"stdout": out, "stderr": "", "interrupted": False, "isImage": False},
+        )
+        return action.from_event(Event(payload), 0.0)
+
+    win: dict = {"calls": 0}
+    reads = []
+    for route in ("analytics", "analytics", "billing"):
+        win["calls"] += 1
+        record = build(route)
+        assert not record["ok"]
+        reads.append(novelty.update(win, record, record["prints"], record["named"]))
+    assert [r.news > 0 for r in reads] == [True, False, True]
