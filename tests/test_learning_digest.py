@@ -226,7 +226,7 @@ def test_the_prompt_path_imports_nothing_heavy(project: str) -> None:
     seed(project, {"error-loop": 1})
     learning.digest_once(project, "warm", state_dir(), cfg(), T0)
     code = (
-        "import sys; from metacog import config, events, paths; before = set(sys.modules);"
+        "import sys; from metacog import config, handlers, paths; before = set(sys.modules);"
         "from metacog import learning; sd = paths.state_dir();"
         "text = learning.digest_once(sys.argv[1], 'fresh', sd, config.DEFAULTS, float(sys.argv[2]));"
         "assert text.startswith('metacog:'), text;"
