@@ -239,6 +239,9 @@ def found_nothing(tool: str, tool_input: dict, response: object, error: str) -> 
     )
 
 
+HIDDEN_CAP = 20000  # characters of a hidden failure's output kept as its error: its end
+
+
 def from_event(event: Event, now: float, outcome: bool = True) -> dict:
     """An action record (schema SCHEMA) from a PostToolUse or PostToolUseFailure call;
     `outcome=False` leaves a passing call's output unsummed (`result` 0) and its lines unread: replay's record
@@ -252,6 +255,11 @@ def from_event(event: Event, now: float, outcome: bool = True) -> dict:
             from metacog.hidden import hidden_failure
 
             error = hidden_failure(tool, tool_input, response)
+            if error and tool == "Bash":
+                # It exited 0 and its output says it failed (a build piped into `head`): the
+                # failure is the whole output, as a failed command's would be, not the line
+                # that told (another error under the same banner is another failure).
+                error = novelty.answer_text(tool, response).strip()[-HIDDEN_CAP:] or error
         if not outcome:
             result = 0
         else:
@@ -280,15 +288,8 @@ def from_event(event: Event, now: float, outcome: bool = True) -> dict:
         file_of(tool_input) if tool in FILE_TOOLS else "",
     )
     if outcome:  # replay's record drops the reading: the hook reads the same call itself
-        if not error:
-            read = novelty.read(tool, tool_input, novelty.answer_text(tool, response), "")
-        elif event.failed:
-            read = novelty.read(tool, tool_input, "", error)
-        else:
-            # It exited 0 and its output says it failed (a build piped into `head`): what it
-            # brought is the whole output, read as a failure's, not the one line that told.
-            read = novelty.read(tool, tool_input, "", novelty.answer_text(tool, response) or error)
-        record["prints"], record["named"] = read
+        answer = "" if error else novelty.answer_text(tool, response)
+        record["prints"], record["named"] = novelty.read(tool, tool_input, answer, error)
     return record
 
 
