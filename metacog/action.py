@@ -11,7 +11,13 @@ import json
 import os
 import zlib
 
-from metacog.event import FILE_TOOLS, mapping, text, words
+from metacog.event import (
+    EDIT_TOOLS,  # noqa: F401 - re-exported: where the senses import it
+    FILE_TOOLS,
+    mapping,
+    text,
+    words,
+)
 from metacog.perception import novelty
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
@@ -20,7 +26,6 @@ if TYPE_CHECKING:
 
 SCHEMA = 1
 TARGET_CAP = 120
-EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
 # Keys that change between two identical calls (timings), left out of the result checksum.
 _VOLATILE = ("durationMs", "duration_ms", "elapsed", "elapsedMs", "timestamp")
 OUTPUT_KEEP = 4000  # characters of a Bash result's stdout and stderr compared (the ends)

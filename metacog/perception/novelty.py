@@ -26,6 +26,7 @@ import itertools
 import re
 import zlib
 
+from metacog.event import EDIT_TOOLS
 from metacog.perception import turns
 
 SPAN = 60  # calls over which a line once shown is not news
@@ -43,7 +44,6 @@ LEAF_CAP = 2000  # values of a structured result visited at most
 LEAF_DEPTH = 4  # how deep a structured result of an unknown tool is walked for its text
 # Tools whose result is the change they made, not an answer: an edit's payload echoes the file.
 _NO_ANSWER = frozenset(("Edit", "Write", "MultiEdit", "NotebookEdit", "TodoWrite"))
-_CHANGES = _NO_ANSWER - {"TodoWrite"}  # the calls that change what a question can find
 # Kinds of mistake that are the person's decision (an edit rejected, a call interrupted): the
 # person speaking is not the world answering, and is no obstacle of the agent's own making.
 PERSON = frozenset(("rejected", "interrupted"))
@@ -207,17 +207,17 @@ def _gain(
     name something were not shown either, wherever they point); all are remembered as shown
     now."""
     distinct = list(dict.fromkeys(prints))
-    keys = [format(p, "06x") for p in dict.fromkeys(distinct + named)]
     fresh = set()
-    for key in keys:
+    for print_ in dict.fromkeys(distinct + named):
+        key = format(print_, "06x")
         last = seen.pop(key, None)
         if not isinstance(last, int) or calls - last > SPAN:
-            fresh.add(key)
+            fresh.add(print_)
         seen[key] = calls  # re-inserted: the dict stays in least-recently-shown order
     while len(seen) > cap:
         del seen[next(iter(seen))]
-    new = sum(format(p, "06x") in fresh for p in distinct)
-    news = sum(format(p, "06x") in fresh for p in named)
+    new = sum(p in fresh for p in distinct)
+    news = sum(p in fresh for p in named)
     return (new / len(distinct) if distinct else 0.0), news
 
 
@@ -288,7 +288,7 @@ def update(
         seen = mem["seen"] = {}
     calls = win.get("calls", 0)
     calls = calls if isinstance(calls, int) else 0
-    if action["tool"] in _CHANGES and action.get("ok", True):
+    if action["tool"] in EDIT_TOOLS and action.get("ok", True):
         # The world changed: what was not there may be there now (a failed edit, a to-do
         # list changed nothing a question could find).
         mem.pop("asked", None)
