@@ -269,3 +269,26 @@ def test_a_damaged_count_of_stale_observations_is_read_as_none() -> None:
         mem, {"tool": "Bash", "target": "x", "sig": ""}, ctx, ctx.cfg["nociception"]
     )
     assert said is not None and mem["stale_times"] == 1
+
+
+DOWN = "Exit code 2\nthe server did not answer\ngiving up after three tries\nsee the status page"
+
+
+def test_a_failure_met_before_its_streak_began_is_felt_at_the_streaks_second_attempt() -> None:
+    # Nearly the same answer met long ago from another command; this command's streak is
+    # its own (another error, to the letter), and almost nothing in it is new. Met before the streak began and nothing new since: the stale
+    # observation speaks at the streak's second attempt, not its third.
+    first = DOWN.replace("the server", "deploy_v2: the server")
+    assert send(bash_failure(first, command="make deploy")) is None
+    for n in range(12):  # other work, longer ago than the stale span
+        send(captured("PostToolUse", "Read", tool_input={"file_path": f"/w/m{n}.py"}))
+    texts = [agent_text(send(bash_failure(DOWN, command="make deploy-all"))) for _ in range(2)]
+    assert texts[0] == "" and "showed nothing" in texts[1], texts
+
+
+def test_a_streak_of_nothing_new_with_nothing_met_before_it_is_the_streaks_to_count() -> None:
+    # The look-alike: the same lines shown before by a command that worked, no obstacle met
+    # before the streak: its two attempts are its own, which it says at three.
+    send(captured("PostToolUse", "Bash", tool_input={"command": "cat deploy.log"}))
+    texts = [agent_text(send(bash_failure(DOWN, command="make deploy-all"))) for _ in range(2)]
+    assert texts == ["", ""], texts

@@ -213,6 +213,28 @@ def test_a_line_that_moved_is_new_but_names_nothing_new() -> None:
     assert out[4] == (1.0, 1)  # another type at the same place: news
 
 
+def test_a_quoted_source_line_that_moved_names_nothing_new() -> None:
+    # A test runner quotes the failing line with its number in a gutter; an edit above it moved
+    # it down two lines. The look-alike: another line of code in the same gutter is news.
+    frame = "  {} |     expect(found_user.name).toBe('ada');"
+    out = []
+    win: dict = {"calls": 0}
+    for error in (frame.format(254), frame.format(256), "> 256 |     expect(user_id).toBe(7);"):
+        win["calls"] += 1
+        prints, named = novelty.read("Bash", {"command": "npm test"}, "", f"FAIL\n{error}")
+        read = novelty.update(win, {"tool": "Bash", "target": "t", "ok": False}, prints, named)
+        out.append(read.news)
+    assert out == [1, 0, 1]
+
+
+def test_what_varies_between_runs_names_nothing() -> None:
+    # A summary of durations (`Time: 0.9 s, estimated 5 s`) is a new line the first time a
+    # runner estimates, and no news: times name nothing.
+    summary = "Time:        0.994 s, estimated 5 s"
+    prints, named = novelty.read("Bash", {"command": "npm test"}, "", summary)
+    assert len(prints) == 1 and named == []
+
+
 def test_an_empty_answer_is_nothing_found_at_its_place() -> None:
     grep = novelty.nothing("Grep", {"pattern": "a", "path": "/w/src"})
     assert grep == novelty.nothing("Grep", {"pattern": "b", "path": "/w/src"})
@@ -286,6 +308,54 @@ def test_a_name_the_call_did_not_send_is_news() -> None:
             novelty.update(win, {"tool": "Bash", "target": "b", "ok": False}, prints, named).news
         )
     assert news == [1, 1]
+
+
+def _refusals(calls: list[tuple[str, dict, str]]) -> list[tuple[float, int]]:
+    win: dict = {"calls": 0}
+    out = []
+    for tool, tool_input, error in calls:
+        win["calls"] += 1
+        prints, named = novelty.read(tool, tool_input, "", error)
+        action = {"tool": tool, "target": str(tool_input), "ok": False}
+        read = novelty.update(win, action, prints, named)
+        out.append((read.gain, read.news))
+    return out
+
+
+def test_the_places_a_calls_paths_imply_are_its_own_words() -> None:
+    # The working directory a refusal names is a folder of the file asked for; the agent moved
+    # (cd) between the two asks, so the folder changed, and it is still the same answer.
+    hint = "\nsee lib_paths.md"
+    missing = "<tool_use_error>File does not exist. Current working directory: {}</tool_use_error>"
+    calls = [
+        ("Edit", {"file_path": "/w/site/app/conf.ts"}, missing.format("/w/site")),
+        ("Read", {"file_path": "/w/site/app/conf.ts"}, missing.format("/w/site/app")),
+        # A relative path said back resolved: `../x/y.ts` is `/w/x/y.ts`.
+        ("Bash", {"command": "cat ../lib/util.ts"}, f"cat: /w/lib/util.ts: No such file{hint}"),
+        ("Bash", {"command": "cat ./lib/util.ts"}, f"cat: /w/site/lib/util.ts: No such file{hint}"),
+    ]
+    assert _refusals(calls) == [(1.0, 1), (0.0, 0), (1.0, 1), (0.0, 0)]
+
+
+def test_a_place_the_calls_paths_do_not_imply_is_news() -> None:
+    # The look-alike: the folder the refusal names is not one of the file asked for.
+    missing = "<tool_use_error>File does not exist. Current working directory: {}</tool_use_error>"
+    calls = [
+        ("Read", {"file_path": "/w/site/app/conf.ts"}, missing.format("/w/site")),
+        ("Read", {"file_path": "/w/site/app/conf.ts"}, missing.format("/w/other")),
+    ]
+    assert _refusals(calls) == [(1.0, 1), (1.0, 1)]
+
+
+def test_a_line_shown_before_is_not_news_whichever_call_printed_it() -> None:
+    # The first call sent the folder (masked in its line); the second did not, and printed the
+    # very same line: it is not news for being printed by a call that did not send its words.
+    missing = "<tool_use_error>No such folder here: /w/site</tool_use_error>"
+    calls = [
+        ("Glob", {"pattern": "*.md", "path": "/w/site"}, missing),
+        ("Read", {"file_path": "/w/README.md"}, missing),
+    ]
+    assert _refusals(calls) == [(1.0, 1), (0.0, 0)]
 
 
 def test_a_hostile_place_is_read_within_its_caps() -> None:

@@ -127,6 +127,7 @@ def _lines(text: str) -> list[str]:
 # there is new (a gain), but names nothing new (no news): it is the same problem, moved.
 _POSITION = re.compile(
     r"(?<=[\w\]>\"')]):\d+(?::\d+)?|\(\d+,\s?\d+\)|(?i:\b(?:line|column|col) \d+)"
+    r"|^[> ]*\d+ ?\|"  # the gutter of a quoted source line (`  254 | expect(…)`, `> 12 |`)
 )
 
 
@@ -156,14 +157,16 @@ _WORD = re.compile(r"[^\s'\"`()\[\]{}<>,;:=]{3,}")
 _SENT = "\u00a7"  # what a masked word becomes
 
 
-def read(tool: str, tool_input: dict, answer: str, error: str) -> tuple[list[int], list[int]]:
+def read(tool: str, tool_input: dict, answer: str, error: str) -> tuple[list, list]:
     """(the fingerprints of what a call's result showed, those of them that name something).
 
     A failure's lines that only repeat what the call sent (an Edit's old_string quoted back,
     the command echoed) are the agent's own words, not the world's answer: left out; in the
-    others, the words the call sent are masked. Which lines name something (a path, an
-    identifier, a code: metacog.symptoms.names_something) is read for failures only, the
-    calls whose news a sense weighs, with where each points left out."""
+    others, the words the call sent, and the places its paths imply, are masked. A masked
+    line is a pair (masked, as printed): it is new only when neither was shown, since the
+    same line says the same thing whichever call printed it. Which lines name something (a
+    path, an identifier, a code: metacog.symptoms.names_something) is read for failures only,
+    the calls whose news a sense weighs, with where each points left out."""
     if not error:
         return fingerprints(answer), []
     from metacog.symptoms import names_something
@@ -176,19 +179,61 @@ def read(tool: str, tool_input: dict, answer: str, error: str) -> tuple[list[int
             sent.update(fingerprints(value[:budget]))
             words.update(_WORD.findall(value[:budget]))
             budget -= len(value)
-    prints: list[int] = []
-    named: list[int] = []
-    for line in _lines(error):
-        if _print(line) in sent:
+    folders, ends = _kin(words)
+    prints: list = []
+    named: list = []
+    for printed in _lines(error):
+        if _print(printed) in sent:
             continue
-        line = _WORD.sub(lambda m: _SENT if m.group() in words else m.group(), line)
+        line = _WORD.sub(
+            lambda m: _SENT if _sent(m.group(), words, folders, ends) else m.group(), printed
+        )
         cleaned = _clean(line)
-        prints.append(_crc(cleaned))
-        if names_something(line):
+        raw = _clean(printed) if line != printed else cleaned
+        prints.append(_crc(cleaned) if raw == cleaned else (_crc(cleaned), _crc(raw)))
+        if names_something(cleaned):
             unplaced = _crc(_POSITION.sub("#", cleaned))  # wherever it points
+            if raw != cleaned:
+                unplaced = (unplaced, _crc(_POSITION.sub("#", raw)))
             if unplaced not in named:
                 named.append(unplaced)
     return prints, named
+
+
+def _kin(words: set[str]) -> tuple[set[str], set[str]]:
+    """The places a call's paths imply: the folders of each path it sent (the working
+    directory a refusal names is the folder of the file asked for), and each relative path
+    without its leading `./` and `../` (a tool says it back resolved, `/abs/dir/x` for `../x`)."""
+    folders: set[str] = set()
+    ends: set[str] = set()
+    for word in words:
+        if "/" not in word:
+            continue
+        parts = word.rstrip("/").split("/")
+        folders.update("/".join(parts[:i]) for i in range(2, len(parts)))
+        if not word.startswith("/"):
+            while parts and parts[0] in (".", ".."):
+                parts = parts[1:]
+            if len(parts) > 1 or (parts and len(parts[0]) >= 3):
+                ends.add("/" + "/".join(parts).rstrip("/"))
+    return folders, ends
+
+
+def _sent(word: str, words: set[str], folders: set[str], ends: set[str]) -> bool:
+    """Whether a word of a failure is one the call sent, or a place its paths imply."""
+    if word in words:
+        return True
+    if "/" not in word:
+        return False
+    bare = word.rstrip("/.")
+    if bare in folders:
+        return True
+    cut = bare.find("/", 1)
+    while cut > 0:
+        if bare[cut:] in ends:
+            return True
+        cut = bare.find("/", cut + 1)
+    return bare in ends if bare.startswith("/") else False
 
 
 def call_key(action: dict) -> int:
@@ -201,19 +246,24 @@ ASKED_CAP = 64  # questions whose bare answers, places whose empty ones, are rem
 
 
 def _gain(
-    seen: dict, prints: list[int], named: list[int], calls: int, cap: int = SEEN_CAP
+    seen: dict, prints: list, named: list, calls: int, cap: int = SEEN_CAP
 ) -> tuple[float, int]:
     """(share of the result's lines not shown within SPAN calls, how many of the lines that
     name something were not shown either, wherever they point); all are remembered as shown
-    now."""
+    now. A line is a fingerprint, or a pair of them (metacog.perception.novelty.read): new
+    when no fingerprint of it was shown."""
     distinct = list(dict.fromkeys(prints))
     fresh = set()
-    for print_ in dict.fromkeys(distinct + named):
-        key = format(print_, "06x")
-        last = seen.pop(key, None)
-        if not isinstance(last, int) or calls - last > SPAN:
-            fresh.add(print_)
-        seen[key] = calls  # re-inserted: the dict stays in least-recently-shown order
+    for line in dict.fromkeys(distinct + named):
+        new = True
+        for print_ in line if isinstance(line, tuple) else (line,):
+            key = format(print_, "06x")
+            last = seen.pop(key, None)
+            if isinstance(last, int) and calls - last <= SPAN:
+                new = False
+            seen[key] = calls  # re-inserted: the dict stays in least-recently-shown order
+        if new:
+            fresh.add(line)
     while len(seen) > cap:
         del seen[next(iter(seen))]
     new = sum(p in fresh for p in distinct)
@@ -272,9 +322,7 @@ class Reading:
         self.obstacles: list[tuple[int, int, float, int, bool]] = []
 
 
-def update(
-    win: dict, action: dict, prints: list[int], named: list[int], main: bool = True
-) -> Reading:
+def update(win: dict, action: dict, prints: list, named: list, main: bool = True) -> Reading:
     """This call's gain against what the window has shown, and how many of its new lines name
     something, then remember its lines; an obstacle is remembered with its gain. A subagent's
     window (`main` false) weighs and remembers only its obstacles, fewer of them."""

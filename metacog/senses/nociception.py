@@ -139,15 +139,17 @@ def _stale(mem: dict, action: dict, ctx: Context, cfg: dict, streak: int = 0) ->
     since = max(calls - cfg["stale_span"], number(mem.get("stale_said")))
     if streak:
         # Each of the streak's attempts, its first included, brought nothing new, and an
-        # obstacle not overcome since came before them: what it fails on had been met before
-        # it began (the same refusal as a call before), so it is past the streak's count
-        # already. A new error's second attempt, or a fixed one's return, is the streak's.
+        # obstacle not overcome since came before them, lately or within the window's memory
+        # (the same test failing before the streak's own first attempt, which a changed
+        # summary line began anew): what it fails on had been met before it began, so it is
+        # past the streak's count already. A new error's second attempt is the streak's.
         recent = [(turn, gain, news) for at, turn, gain, news, _ in ctx.obstacles if at > since]
         own = list(dict.fromkeys(turn for turn, _, _ in reversed(recent)))[:streak]
         fresh = {
             t for t, gain, news in recent if gain > cfg["stale_gain"] or news > cfg["stale_news"]
         }
-        if len(own) < streak or fresh & set(own) or len({t for t, _, _ in recent}) == streak:
+        before = {turn for _, turn, *_ in ctx.obstacles} - set(own)
+        if len(own) < streak or fresh & set(own) or not before:
             return None
     # Nothing new: few new lines, and few of them naming something (a failure that brings a
     # new path, name or code may be the next step of progress, however much else repeats).
