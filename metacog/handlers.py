@@ -122,8 +122,8 @@ def _feel(
     for note in ctx.notes:
         if note["kind"] == "resolved":
             summary.lesson(totals, note)
-        elif note["kind"] == "wide_edit":
-            totals["wide_edits"] = totals.get("wide_edits", 0) + 1
+    if ctx.wide_edit(act, ask=False):  # where a sense asked for the edit's reach
+        totals["wide_edits"] = totals.get("wide_edits", 0) + 1
     return signals, ctx
 
 

@@ -39,7 +39,7 @@ def new() -> dict:
         "max_minutes_between_prompts": 0.0,
         "max_context_fill": 0.0,  # the fullest the context got, as a fraction of the window (O2)
         "code_edits": 0,  # successful edits of code files (what Echo counts)
-        "wide_edits": 0,  # edits of files that many others import (Spatial knew the count)
+        "wide_edits": 0,  # edits of files that many others import (where their reach was asked)
         "tracked_calls": 0,  # main-agent calls after the work touched what the request named (Drift)
         "fired": {},  # sense -> signals given
         "lessons": [],  # nociceptive episodes that resolved: {sig, failed, then, same_target}

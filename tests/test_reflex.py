@@ -306,9 +306,7 @@ def test_the_loop_rule_waits_for_the_same_error_twice_in_a_row(project: Path) ->
     assert "a lesson learned in this project applies now" in said[0]
 
 
-def test_the_blast_radius_rule_at_the_edit_of_a_widely_imported_file(tmp_path: Path) -> None:
-    from metacog.learning.detectors import RULES
-
+def _wide_project(tmp_path: Path) -> Path:
     base = tmp_path / "wide"
     (base / ".git").mkdir(parents=True)
     (base / "app").mkdir()
@@ -317,6 +315,13 @@ def test_the_blast_radius_rule_at_the_edit_of_a_widely_imported_file(tmp_path: P
     (base / "users").mkdir()
     for i in range(6):
         (base / "users" / f"use{i}.py").write_text("from app.models import User\n")
+    return base
+
+
+def test_the_blast_radius_rule_at_the_edit_of_a_widely_imported_file(tmp_path: Path) -> None:
+    from metacog.learning.detectors import RULES
+
+    base = _wide_project(tmp_path)
     seed_rules(base, {"blast-radius": 2})
     assert "blast-radius" in prompt(base, "s1", T0)
     said = run(base, "s1", [edit(str(base / "app" / "models.py"))] * 2, T0 + 10)
@@ -325,6 +330,22 @@ def test_the_blast_radius_rule_at_the_edit_of_a_widely_imported_file(tmp_path: P
         f"a lesson learned in this project applies now: {RULES['blast-radius']}"
     )
     assert "lesson learned" not in said[1]  # once per session
+
+
+def test_the_blast_radius_rule_reads_the_edits_reach_with_spatial_off(tmp_path: Path) -> None:
+    # The reach of an edit is a fact of the call (metacog.perception.reach), not a note
+    # Spatial leaves: with Spatial off, the rule is still recalled, and Spatial says nothing.
+    from metacog.learning.detectors import RULES
+
+    base = _wide_project(tmp_path)
+    (base / ".claude").mkdir(exist_ok=True)
+    (base / ".claude" / "metacog.toml").write_text("[spatial]\nenabled = false\n")
+    seed_rules(base, {"blast-radius": 2})
+    assert "blast-radius" in prompt(base, "s1", T0)
+    said = run(base, "s1", [edit(str(base / "app" / "models.py"))], T0 + 10)
+    assert said == [
+        f"metacog: a lesson learned in this project applies now: {RULES['blast-radius']}"
+    ]
 
 
 def test_the_person_rejecting_twice_does_not_recall_the_mistake_rule(project: Path) -> None:

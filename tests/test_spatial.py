@@ -435,7 +435,7 @@ def test_a_slow_git_is_tried_again_at_the_next_edit_not_a_day_later(
 def test_a_git_that_is_always_slow_rests_spatial_for_the_session(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from metacog.senses import spatial
+    from metacog.perception import reach
 
     base = repo(tmp_path, {"core.py": "A = 1\n", **importers(6, "import core")})
     slow = tmp_path / "slow-bin"
@@ -444,10 +444,10 @@ def test_a_git_that_is_always_slow_rests_spatial_for_the_session(
     (slow / "git").write_text(f"#!/bin/sh\necho x >> {calls}\nexec sleep 5\n")
     (slow / "git").chmod(0o755)
     monkeypatch.setenv("PATH", f"{slow}{os.pathsep}{os.environ.get('PATH', '')}")
-    for _ in range(spatial.SLOW_LIMIT + 2):
+    for _ in range(reach.SLOW_LIMIT + 2):
         assert "import it" not in edit(base, "core.py")
     # Each late first index costs its whole time; after SLOW_LIMIT of them git is not asked again.
-    assert len(calls.read_text().splitlines()) == spatial.SLOW_LIMIT
+    assert len(calls.read_text().splitlines()) == reach.SLOW_LIMIT
 
 
 def test_a_slow_walk_is_not_too_big_either(tmp_path: Path) -> None:
@@ -492,7 +492,7 @@ def test_a_broken_index_never_raises_and_other_senses_go_on(
     monkeypatch.setattr(imports, "importers", boom)
     assert SPOKE not in edit(base, "core.py")
     log = (Path(paths.state_dir()) / "metacog.log").read_text()
-    assert "spatial: RuntimeError: index exploded" in log
+    assert "reach: RuntimeError: index exploded" in log
 
 
 def test_a_corrupt_index_file_is_rebuilt(tmp_path: Path) -> None:
@@ -709,14 +709,17 @@ def test_short_names_match_whole_keys_only(tmp_path: Path) -> None:
     assert last_count(win) == 1
 
 
-def test_an_edit_of_a_widely_imported_file_is_noted_for_learning(tmp_path: Path) -> None:
+def test_an_edits_reach_is_a_fact_of_the_call_asked_once(tmp_path: Path) -> None:
     base = repo(tmp_path, {"core.py": "A = 1\n", **importers(5, "import core")})
-    ctx = ctx_for(base)
-    feel({}, base, "core.py", ctx)
-    assert [n["kind"] for n in ctx.notes] == ["wide_edit"]
-    few = ctx_for(base, min_importers=6)
-    feel({}, base, "core.py", few)
-    assert few.notes == []
+    event = call(base, "core.py")
+    act = action.from_event(event, time.time())
+    ctx = ctx_for(base, {}, event)
+    assert not ctx.wide_edit(act, ask=False)  # nothing asked yet: nothing computed
+    assert spatial.feel(ctx.win, act, ctx) is not None
+    assert ctx.wide_edit(act, ask=False) and ctx.reach(act)[0] == "core.py"
+    assert ctx.notes == []  # no note left for another sense
+    few = ctx_for(base, {}, event, min_importers=6)
+    assert few.reach(act) is not None and not few.wide_edit(act)
 
 
 def test_the_index_kept_in_memory_answers_as_the_stored_one(tmp_path: Path) -> None:

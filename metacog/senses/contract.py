@@ -133,6 +133,7 @@ class Context:
         # The window's recent obstacles not overcome since, oldest first: (call number, model
         # turn, gain, new lines that name something, whether it was an empty answer).
         self.obstacles: list[tuple[int, int, float, int, bool]] = []
+        self._reach: tuple = (None, None)  # (the action, its reach) once asked: `reach`
         self.terms: list[str] = []  # the names the person's request mentioned
         self.touched = False  # this call touched one of them
         self.on_track = False  # the work has touched one of them since the request
@@ -156,6 +157,24 @@ class Context:
             if value:
                 parts.append(value)
         return "; ".join(parts)
+
+    def reach(self, action: dict) -> tuple[str, list[str]] | None:
+        """(the file this call edited, relative to the root, the files that import it), or None
+        (metacog.perception.reach). Computed on first asking, once a call, whichever sense or
+        the summary asks: a fact of the edit, not a note one sense leaves another."""
+        if self._reach[0] is not action:
+            from metacog.perception.reach import importers
+
+            self._reach = (action, importers(self.win, action, self))
+        return self._reach[1]
+
+    def wide_edit(self, action: dict, ask: bool = True) -> bool:
+        """Whether this call edited a file that at least Spatial's `min_importers` files import;
+        `ask` false: only where the reach is known already (nothing computed for it)."""
+        if not ask and self._reach[0] is not action:
+            return False
+        reach = self.reach(action)
+        return reach is not None and len(reach[1]) >= self.cfg["spatial"]["min_importers"]
 
     def note(self, kind: str, **fields: object) -> None:
         """Something worth remembering across sessions (episodes, lessons)."""

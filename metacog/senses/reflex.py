@@ -51,7 +51,10 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     if action.get("ok", True):
         if action["tool"] in EDIT_TOOLS:
             _edited(opened, action.get("path", ""), ctx.root)
-            if any(n.get("kind") == "wide_edit" for n in ctx.notes):
+            # An edit that reaches far (metacog.perception.reach, as Spatial reads it): asked
+            # only while its rule could still be said, so that an edit pays nothing for it
+            # once it was, or where learning is off.
+            if _may_rule(mem, "wide", ctx) and ctx.wide_edit(action):
                 return _rule(mem, "wide", ctx)
         else:
             _passed(mem, opened, action, calls, cfg, ctx)
@@ -216,6 +219,16 @@ def _recalled(mem: dict, problem: str, ident: str, calls: int, ctx: Context) -> 
     # One earlier session that did not resolve it is weak evidence (the session may have
     # moved on to other work): said from two on.
     return recall.unresolved_line(len(others)) if len(others) >= UNRESOLVED_AT else ""
+
+
+def _may_rule(mem: dict, situation: str, ctx: Context) -> bool:
+    """Whether the rule of this situation has not been weighed this session (`_rule`)."""
+    said = mem.get("ruled")
+    return (
+        not (isinstance(said, list) and SITUATIONS[situation] in said)
+        and ctx.cfg["learning"]["enabled"]
+        and ctx.is_main
+    )
 
 
 def _rule(mem: dict, situation: str, ctx: Context) -> Signal | None:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import time
-
 from metacog.action import EDIT_TOOLS
 from metacog.senses.signal import TEXT_CAP, Signal, memory, peek, short
 
@@ -22,51 +19,20 @@ DEFAULTS = {
 }
 LIMITS = {"min_importers": (1, 100_000), "names_shown": (1, 20)}
 SAID_CAP = 64  # files remembered per window; the oldest is forgotten first
-SLOW_S = 1.0  # an edit that spent this long without an answer was a first index running late
-SLOW_LIMIT = (
-    3  # after this many, Spatial rests for the session instead of paying that on every edit
-)
 
 
 def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     if action.get("tool") not in EDIT_TOOLS or not action.get("ok", True) or not action.get("path"):
         return None
-    start = time.perf_counter()
     mem = memory(win, NAME)
     mem.pop("last", None)
-    if mem.get("slow", 0) >= SLOW_LIMIT:
-        return None  # the repository could not be listed in time, again and again: off for this session
-    try:
-        return _feel(mem, action["path"], ctx, start)
-    except Exception as exc:  # noqa: BLE001 - a broken index must not silence the other senses
-        from metacog.fsutil import log_error
-
-        if getattr(ctx, "state_dir", ""):
-            log_error(ctx.state_dir, f"spatial: {type(exc).__name__}: {exc}")
+    reach = ctx.reach(action)  # metacog.perception.reach: computed once, whoever asks
+    if reach is None:
         return None
-
-
-def _feel(mem: dict, path: str, ctx: Context, start: float) -> Signal | None:
-    root, state_dir = ctx.root, ctx.state_dir
-    rel = _relative(path, root, ctx.event.cwd)
-    if not rel or not state_dir:
-        return None
-    from metacog import imports  # only on edits: the hook imports this module on every call
-
-    if not imports.kind(rel):
-        return None
-    cfg = ctx.cfg[NAME]
-    found = imports.importers(
-        root, rel, state_dir, cfg["budget_ms"] / 1000.0, int(cfg["max_files"]), start
-    )
-    if found is None:
-        if time.perf_counter() - start > SLOW_S:
-            mem["slow"] = mem.get("slow", 0) + 1  # a first index that ran out of time (a slow git)
-        return None  # not known in time: silence rather than a guess
+    rel, found = reach
     count = len(found)
     mem["last"] = [rel, count]
-    if count >= cfg["min_importers"]:
-        ctx.note("wide_edit")  # the learning layer's precondition for blast-radius
+    cfg = ctx.cfg[NAME]
     said = mem.get("said")
     if not isinstance(said, dict):
         said = mem["said"] = {}
@@ -77,18 +43,6 @@ def _feel(mem: dict, path: str, ctx: Context, start: float) -> Signal | None:
     while len(said) > SAID_CAP:
         del said[next(iter(said))]
     return Signal(NAME, say(rel, found, int(cfg["names_shown"])))
-
-
-def _relative(path: str, root: str, cwd: str) -> str:
-    if not root:
-        return ""
-    if not os.path.isabs(path):
-        path = os.path.normpath(os.path.join(cwd or root, path))
-    for base, target in ((root, path), (os.path.realpath(root), os.path.realpath(path))):
-        base = base.rstrip("/")
-        if target.startswith(base + "/"):
-            return target[len(base) + 1 :]
-    return ""
 
 
 def say(rel: str, found: list[str], shown: int) -> str:
