@@ -358,6 +358,16 @@ def test_a_line_shown_before_is_not_news_whichever_call_printed_it() -> None:
     assert _refusals(calls) == [(1.0, 1), (0.0, 0)]
 
 
+def test_a_hostile_input_implies_places_within_its_caps() -> None:
+    # A megabyte of slashes is no path; a thousand paths are weighed up to KIN_CAP of them.
+    huge = "/a" * 500_000
+    many = " ".join(f"/w/d{i}/f.py" for i in range(1000))
+    prints, _ = novelty.read("Bash", {"command": f"ls {huge} {many}"}, "", "ls: /w/d1: denied")
+    assert len(prints) == 1
+    folders, ends = novelty._kin({huge, *many.split()})
+    assert len(folders) <= 2 * novelty.KIN_CAP and not ends
+
+
 def test_a_hostile_place_is_read_within_its_caps() -> None:
     huge = "/w/" + "a" * 5_000_000
     assert novelty.nothing("Read", {"file_path": huge}) == novelty.nothing(

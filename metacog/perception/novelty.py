@@ -200,15 +200,18 @@ def read(tool: str, tool_input: dict, answer: str, error: str) -> tuple[list, li
     return prints, named
 
 
+KIN_CAP = 64  # paths of a call's input whose folders are weighed
+
+
 def _kin(words: set[str]) -> tuple[set[str], set[str]]:
     """The places a call's paths imply: the folders of each path it sent (the working
     directory a refusal names is the folder of the file asked for), and each relative path
     without its leading `./` and `../` (a tool says it back resolved, `/abs/dir/x` for `../x`)."""
     folders: set[str] = set()
     ends: set[str] = set()
-    for word in words:
-        if "/" not in word:
-            continue
+    # A path, not a megabyte; the same ones whatever order the set holds them in.
+    paths = sorted(w for w in words if "/" in w and len(w) <= LINE_CAP)
+    for word in paths[:KIN_CAP]:
         parts = word.rstrip("/").split("/")
         folders.update("/".join(parts[:i]) for i in range(2, len(parts)))
         if not word.startswith("/"):
