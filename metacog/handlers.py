@@ -9,6 +9,10 @@ from metacog.perception import novelty
 
 TASK_NOTIFICATION = "<task-notification>"  # a finished background agent, not the person
 PENDING_CAP = 3  # notes waiting for the main agent's next call
+# Replay's list of what perception read of each call it felt ((gain, news, obstacle), in order),
+# so that the report's loops are found from the same facts as the senses; None in the
+# live hook, which keeps nothing of it.
+READINGS: list[tuple[float, int, bool]] | None = None
 
 
 def reply(event: str, agent_text: str = "", person_text: str = "") -> dict | None:
@@ -113,6 +117,8 @@ def _feel(
         st["errors"] = st.get("errors", 0) + 1
     ctx = nervous.Context(cfg, st, win, event, now, state_dir, root)
     signals = nervous.feel(win, act, ctx)
+    if READINGS is not None:
+        READINGS.append((ctx.gain, ctx.news, ctx.obstacle))
     act.pop("problems", None)  # felt now; the window keeps the signature, not a dozen lines of it
     act.pop("prints", None)  # the window keeps its own memory of what was shown
     act.pop("named", None)

@@ -30,7 +30,7 @@ from datetime import datetime
 from typing import BinaryIO
 
 from metacog import action as actions
-from metacog import config, hook, state
+from metacog import config, handlers, hook, state
 from metacog.event import Event
 from metacog.fsutil import Unreadable
 from metacog.handlers import HANDLERS
@@ -310,6 +310,7 @@ def _replay(
                             # Recorded first: the hook now shares the payload's values.
                             _record(calls, by_id, {**payload, "_ts": now}, timeline, sent)
                         body = _handle(payload, sent, state_dir, now)
+                        _read_back(calls)
                         if body:
                             before, fired = fired, _fired(state_dir)
                             senses = [s for s in fired if fired[s] > before.get(s, 0)] or ["note"]
@@ -364,11 +365,11 @@ def _replay(
 def _held() -> Iterator[None]:
     """The session's state and the settings kept in this process for the replay (state.HELD,
     config.HELD): the live hook's path is unchanged, and what the senses read is the same."""
-    state.HELD, config.HELD = {}, {}
+    state.HELD, config.HELD, handlers.READINGS = {}, {}, []
     try:
         yield
     finally:
-        state.HELD = config.HELD = None
+        state.HELD = config.HELD = handlers.READINGS = None
 
 
 def _handle(payload: dict, size: int, state_dir: str, now: float) -> dict | None:
@@ -421,6 +422,23 @@ def _record(
     if isinstance(call_id, str):
         by_id[call_id] = len(calls)
     calls.append(act)
+
+
+def _read_back(calls: list[dict]) -> None:
+    """Give the calls the hook just felt what perception read of them (handlers.READINGS):
+    the call of the payload last, the refused calls it read from the transcript before it.
+    They are the latest calls not given theirs yet, matched from the end (a refused call
+    the hook did not read, a call it never felt, keeps none)."""
+    felt = handlers.READINGS
+    if not felt:
+        return
+    i = len(calls) - 1
+    for gain, news, obstacle in reversed(felt):
+        if i < 0 or "gain" in calls[i]:
+            break
+        calls[i].update(gain=round(gain, 3), news=news, obstacle=obstacle)
+        i -= 1
+    felt.clear()
 
 
 def _fired(state_dir: str) -> dict:

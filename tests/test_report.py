@@ -175,6 +175,51 @@ def test_what_metacog_said_in_a_live_session(tmp_path: Path) -> None:
     assert out["per_sense"]["would"] == {}  # a live session's replay is not "would have said"
 
 
+def test_replayed_calls_carry_what_perception_read_of_them(tmp_path: Path) -> None:
+    from metacog.replay import replay
+
+    calls = replay(str(transcript(tmp_path / "s.jsonl", "PFFFRP")))["calls"]
+    # The hook's own reading, read back: the failures are obstacles, the first one brought
+    # its traceback (new), the same traceback again brought nothing.
+    assert [c["obstacle"] for c in calls] == [False, True, True, True, False, False]
+    assert calls[1]["gain"] > 0.5 and calls[2]["gain"] == calls[3]["gain"] == 0.0
+    assert all(isinstance(c["news"], int) for c in calls)
+
+
+def _wall(target: str, gain: float, news: int) -> dict:
+    return {
+        "tool": "Bash",
+        "target": target,
+        "ok": False,
+        "sig": f"{target}: boom",
+        "obstacle": True,
+        "gain": gain,
+        "news": news,
+    }
+
+
+def test_obstacles_that_bring_nothing_new_are_one_loop_whatever_the_command() -> None:
+    other = {"tool": "Read", "target": "a.py", "ok": True, "obstacle": False, "gain": 1.0}
+    calls = [other] + [_wall(f"cmd{n}", 0.0, 0) for n in range(4)] + [other] * 30
+    [loop] = episodes.find(calls, [3])
+    assert (loop["start"], loop["last"], loop["members"]) == (1, 4, 4)
+    # Its look-alike: each failure of another command brings new specific lines (errors that
+    # move): no loop, whatever a sense said.
+    moving = [other] + [_wall(f"cmd{n}", 0.8, 2) for n in range(4)] + [other] * 30
+    assert episodes.find(moving, [3]) == []
+    # Nothing new, but too far apart to be one wall: each stands alone.
+    apart = [other]
+    for n in range(4):
+        apart += [_wall(f"cmd{n}", 0.0, 0)] + [other] * episodes.STALE_GAP
+    assert episodes.find(apart, [1 + 2 * (episodes.STALE_GAP + 1)]) == []
+
+
+def test_a_question_that_found_nothing_is_named_so() -> None:
+    empty = {"tool": "Grep", "target": "TODO in src", "ok": True, "obstacle": True, "gain": 0.0}
+    assert episodes.problem_of(empty) == "nothing found by Grep TODO in src"
+    assert episodes.problem_of({**empty, "obstacle": False}) == "repeated Grep TODO in src"
+
+
 def test_per_sense_left_it_within_ten_calls() -> None:
     calls = [
         {"tool": "Bash", "target": t, "ok": t != "x", "sig": "boom" if t == "x" else ""}

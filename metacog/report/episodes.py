@@ -10,7 +10,10 @@ whether or not a sense spoke (the cost is the person's either way).
   or one subagent) that Nociception calls the same error (`symptoms.identity`: a
   refusal is its kind of mistake, else the signature) or that repeat a failing call's
   tool+target. Up to GAP - 1 calls on other things may lie between two members (fixing
-  between attempts, a long stretch of edits before the next run). It begins at the first
+  between attempts, a long stretch of edits before the next run). An obstacle that
+  brought nothing new (`stale`: the senses' own reading of the call, whatever its words)
+  is a member too when it comes within STALE_GAP calls of the last one: the same wall
+  met through varying commands is the same loop to a person. It begins at the first
   member and ends at the call that ended it: one of the failing calls passing (not for a
   mistake such as a stale old_string: the next Edit passing does not stop the habit), or
   the first of GAP calls in a row without a member (the agent moved on).
@@ -24,6 +27,7 @@ cost, never in "calls until it ended".
 
 from __future__ import annotations
 
+from metacog.senses import nociception
 from metacog.symptoms import identity
 
 LOOP_SENSES = ("nociception", "habit", "vestibular")
@@ -41,6 +45,15 @@ MIN_MEMBERS = 3
 RECUR = 4  # an error back this often is a loop even where no sense spoke (precision: 3 was 67%)
 PROBLEM_CHARS = 160  # a signature is short already; a target (a command) is cut here
 LEAVE_CALLS = 10  # "left it": the next 10 calls do not repeat what was spoken about
+# How near the last member an obstacle that brought nothing new must come to join. Swept
+# by benchmarks/bench_report_loops.py on the 163 shared sessions (docs/report.md): 5 and
+# 10 moved little (46 to 47% of labelled stuck time), 20 covers 52% at 71% precision, 50
+# covers 54% at 54% (stale obstacles of other work, far apart, joined into one loop).
+STALE_GAP = 20
+# What "brought nothing new" means: Nociception's own thresholds (at their defaults), so
+# the report's loops are found from the facts the senses feel.
+STALE_GAIN = nociception.DEFAULTS["stale_gain"]
+STALE_NEWS = nociception.DEFAULTS["stale_news"]
 
 
 def is_loop(sense: str) -> bool:
@@ -55,13 +68,31 @@ def _identity(call: dict) -> str:
     return identity(call)
 
 
+def blocked(call: dict) -> bool:
+    """The call met an obstacle: it failed, or (metacog.perception.novelty) a question came
+    back empty; replay gives each call the hook felt its `obstacle`."""
+    return not call.get("ok", True) or bool(call.get("obstacle"))
+
+
+def stale(call: dict) -> bool:
+    """An obstacle whose result brought nothing the session had not shown lately."""
+    return (
+        bool(call.get("obstacle"))
+        and call.get("gain", 1.0) <= STALE_GAIN
+        and call.get("news", 0) <= STALE_NEWS
+    )
+
+
 def problem_of(call: dict) -> str:
     """What a person would name as the problem a call shows, the same across sessions: the
     kind of mistake ("old-string-mismatch", "blocked Bash"), else the error's normalized
-    signature; for a passing call (a repeated action), "repeated" and its tool and target."""
+    signature; for a question that found nothing, "nothing found by" its tool and target;
+    for a passing call (a repeated action), "repeated" and its tool and target."""
     if not call.get("ok", True):
         return call.get("mistake") or call.get("sig", "")[:PROBLEM_CHARS] or "error"
     target = str(call.get("target", ""))
+    if call.get("obstacle"):
+        return f"nothing found by {call.get('tool', '')} {target[:PROBLEM_CHARS]}".rstrip()
     return f"repeated {call.get('tool', '')} {target[:PROBLEM_CHARS]}".rstrip()
 
 
@@ -136,20 +167,23 @@ def recurrences(calls: list[dict], idents: list[str]) -> list[int]:
 
 def _around(calls: list[dict], order: list[int], pos: int, agent: str, idents: list[str]) -> dict:
     here = calls[order[pos]]
-    failing = not here.get("ok", True)
+    failing = blocked(here)
     if failing:
         ident = idents[order[pos]]
         tried = {_key(here)}
         gap_cap = GAP
 
-        def member(i: int) -> bool:
-            return not calls[i].get("ok", True) and (idents[i] == ident or _key(calls[i]) in tried)
+        def member(i: int, gap: int) -> bool:
+            c = calls[i]
+            if stale(c) and gap < STALE_GAP:
+                return True
+            return not c.get("ok", True) and (idents[i] == ident or _key(c) in tried)
     else:
         recent = [_key(calls[i]) for i in order[max(0, pos - 2 * CYCLE + 1) : pos + 1]]
         tried = {key for key in recent[-CYCLE:] if recent.count(key) >= 2} | {_key(here)}
         gap_cap = CYCLE
 
-        def member(i: int) -> bool:
+        def member(i: int, gap: int) -> bool:
             return _key(calls[i]) in tried
 
     # The very call that failed now works: the problem is solved. Not for a mistake of the
@@ -158,12 +192,12 @@ def _around(calls: list[dict], order: list[int], pos: int, agent: str, idents: l
     resolvable = failing and here.get("mistake", "") in RESOLVED_BY_A_PASS
 
     def passes(c: dict) -> bool:
-        return resolvable and c.get("ok", True) and _key(c) in tried
+        return resolvable and not blocked(c) and _key(c) in tried
 
     first, gap, members = pos, 0, 1
     for p in range(pos - 1, -1, -1):
         c = calls[order[p]]
-        if member(order[p]):
+        if member(order[p], gap):
             first, gap, members = p, 0, members + 1
             tried.add(_key(c))
         elif passes(c) or gap + 1 >= gap_cap:
@@ -173,7 +207,7 @@ def _around(calls: list[dict], order: list[int], pos: int, agent: str, idents: l
     last, end, gap = pos, None, 0  # end: the position of the call that ended it
     for p in range(pos + 1, len(order)):
         c = calls[order[p]]
-        if member(order[p]):
+        if member(order[p], gap):
             last, gap, members = p, 0, members + 1
             tried.add(_key(c))
         elif passes(c):
