@@ -51,8 +51,12 @@ def unresolved_line(sessions: int) -> str:
     return f"this error was seen in {where} here, never resolved within the session."
 
 
-def rule_line(lesson: str) -> str:
-    return short(f"a lesson learned in this project applies now: {lesson}", TEXT_CAP)
+def rule_line(lesson: str, matched: str) -> str:
+    """The rule said with the situation it matched (`matched`: the call and what it met); a
+    rule that names nothing of the situation at hand is noise, so none without one."""
+    if not matched:
+        return ""
+    return short(f"{matched}; a lesson learned in this project applies now: {lesson}", TEXT_CAP)
 
 
 def compaction_note(unresolved: list[tuple], tried: list[tuple], fixed: list[tuple]) -> str:

@@ -254,8 +254,11 @@ def test_a_learned_rule_is_said_again_when_its_situation_begins(project: Path) -
         T0 + 20,
     )
     assert said[:2] == ["", ""]
-    assert (
-        said[2] == f"metacog: a lesson learned in this project applies now: {RULES['error-loop']}"
+    # Said with the situation it matched: the call and what it met again, never bare.
+    assert said[2] == (
+        "metacog: `Bash npx tsc` met `src/config.ts(3,5): error TS2322: Type 'string' is not "
+        "assignable to type 'number'. | exi…` again; a lesson learned in this project applies "
+        f"now: {RULES['error-loop']}"
     )
     other = "Exit code 1\nModuleNotFoundError: No module named 'yaml'"
     later = run(project, "s1", [failed("python x.py", other)] * 2, T0 + 100)
@@ -327,7 +330,8 @@ def test_the_blast_radius_rule_at_the_edit_of_a_widely_imported_file(tmp_path: P
     said = run(base, "s1", [edit(str(base / "app" / "models.py"))] * 2, T0 + 10)
     assert said[0].startswith("metacog: You modified app/models.py. 6 files import it")
     assert said[0].endswith(
-        f"a lesson learned in this project applies now: {RULES['blast-radius']}"
+        "`app/models.py`, which 6 files import; a lesson learned in this project applies now: "
+        + RULES["blast-radius"]
     )
     assert "lesson learned" not in said[1]  # once per session
 
@@ -344,7 +348,8 @@ def test_the_blast_radius_rule_reads_the_edits_reach_with_spatial_off(tmp_path: 
     assert "blast-radius" in prompt(base, "s1", T0)
     said = run(base, "s1", [edit(str(base / "app" / "models.py"))], T0 + 10)
     assert said == [
-        f"metacog: a lesson learned in this project applies now: {RULES['blast-radius']}"
+        "metacog: `app/models.py`, which 6 files import; a lesson learned in this project "
+        f"applies now: {RULES['blast-radius']}"
     ]
 
 
@@ -361,4 +366,12 @@ def test_the_person_rejecting_twice_does_not_recall_the_mistake_rule(project: Pa
     refusal = "File has not been read yet. Read it first before writing to it."
     write = failed("x", refusal)
     write.update(tool_name="Write", tool_input={"file_path": str(project / "src" / "a.py")})
-    assert "a lesson learned" in run(project, "s1", [write, bash("pwd"), write], T0 + 60)[2]
+    line = run(project, "s1", [write, bash("pwd"), write], T0 + 60)[2]
+    assert "a lesson learned" in line and "a.py" in line  # with the call it matched
+
+
+def test_a_rule_with_nothing_of_the_situation_to_say_is_not_said() -> None:
+    from metacog import recall
+
+    assert recall.rule_line("Read first.", "") == ""
+    assert recall.rule_line("Read first.", "`Bash make` met `x` again").startswith("`Bash make`")

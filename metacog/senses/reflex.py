@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 
 from metacog.action import EDIT_TOOLS
-from metacog.senses.signal import Signal, memory, peek
+from metacog.senses.signal import Signal, memory, peek, short
 from metacog.senses.signal import turn as turn_of
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
@@ -55,7 +55,10 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
             # only while its rule could still be said, so that an edit pays nothing for it
             # once it was, or where learning is off.
             if _may_rule(mem, "wide", ctx) and ctx.wide_edit(action):
-                return _rule(mem, "wide", ctx)
+                rel, found = ctx.reach(action) or ("", [])
+                return _rule(
+                    mem, "wide", ctx, f"`{short(rel, 80)}`, which {len(found)} files import"
+                )
         else:
             _passed(mem, opened, action, calls, cfg, ctx)
         return None
@@ -89,13 +92,13 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
         if text:
             told.append(problem)
             del told[:-TOLD_CAP]
-    rule = _situation(action, entry["n"], mem, ctx)
+    rule = _situation(action, entry, mem, ctx)
     if rule is not None:
         text = f"{text} {rule.text}" if text else rule.text
     return Signal(NAME, text) if text else None
 
 
-def _situation(action: dict, n: int, mem: dict, ctx: Context) -> Signal | None:
+def _situation(action: dict, entry: dict, mem: dict, ctx: Context) -> Signal | None:
     """The rule whose situation begins with this 2nd failure: a loop is the same error twice
     in a row (the streak metacog.facts counts); a repeated mistake
     the same refusal again, except an Edit whose old_string did not match (the next attempt,
@@ -104,13 +107,19 @@ def _situation(action: dict, n: int, mem: dict, ctx: Context) -> Signal | None:
     from metacog.symptoms import EDIT_MISMATCH, PER_INTENT
 
     mistake = action.get("mistake", "")
+    # What the rule matched: the call, and what it met again (the identity where it names
+    # something, else the error's signature: entry["sig"]).
+    call = short(f"{action['tool']} {action['target']}".strip(), 70)
+    matched = f"`{call}` met `{short(entry['sig'], 90)}` again"
     if mistake:
         # A rejection is the person's decision, not the agent's mistake: a person who says no
         # to two plans while reviewing is not being ignored (a quiet session, f852ad25).
-        if mistake in EDIT_MISMATCH or mistake in PER_INTENT or n != 2:
+        if mistake in EDIT_MISMATCH or mistake in PER_INTENT or entry["n"] != 2:
             return None
-        return _rule(mem, "mistake", ctx)
-    return _rule(mem, "error", ctx) if ctx.streak_grew and ctx.streak.count == 2 else None
+        return _rule(mem, "mistake", ctx, matched)
+    if ctx.streak_grew and ctx.streak.count == 2:
+        return _rule(mem, "error", ctx, matched)
+    return None
 
 
 def _valid(entry: object) -> bool:
@@ -231,8 +240,9 @@ def _may_rule(mem: dict, situation: str, ctx: Context) -> bool:
     )
 
 
-def _rule(mem: dict, situation: str, ctx: Context) -> Signal | None:
-    """The learned rule of this situation, once per session, if the session's digest showed it."""
+def _rule(mem: dict, situation: str, ctx: Context, matched: str) -> Signal | None:
+    """The learned rule of this situation, once per session, if the session's digest showed
+    it, said with what it matched."""
     rule_id = SITUATIONS[situation]
     said = mem.get("ruled")
     if not isinstance(said, list):
@@ -247,7 +257,8 @@ def _rule(mem: dict, situation: str, ctx: Context) -> Signal | None:
         active = mem["rules"] = sorted(ctx.recall.active_rules(ctx.state_dir, ctx.event.session))
     if rule_id not in active:
         return None
-    return Signal(NAME, ctx.recall.rule_line(ctx.recall.lesson(rule_id)))
+    text = ctx.recall.rule_line(ctx.recall.lesson(rule_id), matched)
+    return Signal(NAME, text) if text else None
 
 
 def on_compaction(win: dict, ctx: Context) -> str:
