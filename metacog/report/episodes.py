@@ -27,7 +27,7 @@ cost, never in "calls until it ended".
 
 from __future__ import annotations
 
-from metacog.senses import nociception
+from metacog.senses import SENSES
 from metacog.symptoms import identity
 
 LOOP_SENSES = ("nociception", "habit", "vestibular")
@@ -52,8 +52,8 @@ LEAVE_CALLS = 10  # "left it": the next 10 calls do not repeat what was spoken a
 STALE_GAP = 20
 # What "brought nothing new" means: Nociception's own thresholds (at their defaults), so
 # the report's loops are found from the facts the senses feel.
-STALE_GAIN = nociception.DEFAULTS["stale_gain"]
-STALE_NEWS = nociception.DEFAULTS["stale_news"]
+_PAIN = next(sense.DEFAULTS for sense in SENSES if sense.NAME == "nociception")
+STALE_GAIN, STALE_NEWS = _PAIN["stale_gain"], _PAIN["stale_news"]
 
 
 def is_loop(sense: str) -> bool:
