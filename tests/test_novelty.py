@@ -406,3 +406,56 @@ def test_a_failure_that_exited_0_is_read_whole() -> None:
         assert not record["ok"]
         reads.append(novelty.update(win, record, record["prints"], record["named"]))
     assert [r.news > 0 for r in reads] == [True, False, True]
+
+
+def test_a_passing_call_that_shows_only_a_failures_lines_met_that_wall_again() -> None:
+    win: dict = {"calls": 0}
+
+    def call(target: str, ok: bool, prints: list, main: bool = True) -> novelty.Reading:
+        win["calls"] += 1
+        return novelty.update(win, {"tool": "Bash", "target": target, "ok": ok}, prints, [], main)
+
+    assert call("curl api/a", False, [11, 12]).obstacle  # the wall
+    echo = call("python3 probe.py", True, [12, 11])  # exits 0, prints the same error
+    assert echo.obstacle and echo.gain == 0.0 and echo.obstacles[-1][2] == 0.0
+    # Its look-alikes: something new beside it is an answer; lines a passing call showed
+    # before are a question asked again, not a wall; a subagent's window keeps no walls.
+    assert not call("python3 probe.py --v", True, [11, 13]).obstacle
+    call("git status", True, [21])
+    assert not call("git status", True, [21]).obstacle
+    win2: dict = {"calls": 0}
+    for ok in (False, True):
+        win2["calls"] += 1
+        sub = novelty.update(win2, {"tool": "Bash", "target": "x", "ok": ok}, [31], [], False)
+    assert not sub.obstacle and "walls" not in win2["novelty"]
+
+
+def test_the_walls_are_capped_and_a_damaged_memory_is_replaced() -> None:
+    win: dict = {"calls": 1, "novelty": {"walls": "junk"}}
+    novelty.update(win, {"tool": "Bash", "target": "x", "ok": False}, list(range(700)), [])
+    assert len(win["novelty"]["walls"]) == novelty.WALLS_CAP
+
+
+def _passing(command: str, stdout: str) -> dict:
+    return captured(
+        "PostToolUse",
+        "Bash",
+        tool_input={"command": command, "description": "x"},
+        tool_response={"stdout": stdout, "stderr": "", "interrupted": False, "isImage": False},
+    )
+
+
+def test_a_wall_met_again_by_calls_that_exit_0_is_said_through_the_hook() -> None:
+    denied = "Access denied (403 Forbidden) for key k-77"
+    texts = [agent_text(send(failed("shodan search host", f"Exit code 1\n{denied}")))]
+    texts += [agent_text(send(_passing(f"python3 probe{i}.py", denied))) for i in range(2)]
+    assert texts[:2] == ["", ""]
+    assert "Bash `python3 probe1.py` passed, showing an earlier failure" in texts[2]
+    assert "2 obstacles in the last 2 calls" in texts[2]
+    # Its look-alike: each run shows a new answer under the same line.
+    quiet = [agent_text(send(failed("shodan search host", f"Exit code 1\n{denied}")))]
+    quiet += [
+        agent_text(send(_passing(f"python3 other{i}.py", f"{denied}\nfound host-{i}.example")))
+        for i in range(3)
+    ]
+    assert quiet == [""] * 4

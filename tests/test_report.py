@@ -214,6 +214,18 @@ def test_obstacles_that_bring_nothing_new_are_one_loop_whatever_the_command() ->
     assert episodes.find(apart, [1 + 2 * (episodes.STALE_GAP + 1)]) == []
 
 
+def test_a_stale_member_passing_later_does_not_end_the_loop() -> None:
+    # The loop is `make` failing the same way; a probe that brought nothing new joined it,
+    # and the probe passing later solves nothing: the loop goes on to make's next failure.
+    other = {"tool": "Read", "target": "a.py", "ok": True, "obstacle": False, "gain": 1.0}
+    make = {"tool": "Bash", "target": "make", "ok": False, "sig": "boom", "obstacle": True}
+    make = {**make, "gain": 1.0, "news": 1}
+    probe = _wall("curl x", 0.0, 0)
+    calls = [make, probe, make, {**probe, "ok": True, "obstacle": False}, make, other, other]
+    [loop] = episodes.find(calls, [2])
+    assert (loop["start"], loop["last"], loop["members"]) == (0, 4, 4)
+
+
 def test_a_question_that_found_nothing_is_named_so() -> None:
     empty = {"tool": "Grep", "target": "TODO in src", "ok": True, "obstacle": True, "gain": 0.0}
     assert episodes.problem_of(empty) == "nothing found by Grep TODO in src"

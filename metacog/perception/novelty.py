@@ -244,6 +244,9 @@ def call_key(action: dict) -> int:
     return zlib.crc32(f"{action['tool']} {action['target']}".encode("utf-8", "replace"))
 
 
+# Fingerprints of the lines obstacles showed, remembered in the main window: a call that
+# exits 0 and shows only those again met the same wall (40 lines of 15 obstacles).
+WALLS_CAP = 600
 SIZES_CAP = 32  # calls whose last result's length is remembered
 ASKED_CAP = 64  # questions whose bare answers, places whose empty ones, are remembered
 
@@ -303,6 +306,51 @@ def _shrank(mem: dict, action: dict, lines: int) -> bool:
     return isinstance(last, int) and 0 < lines < last
 
 
+def _keys(prints: list) -> list[str]:
+    """Every fingerprint of the lines, a masked line's both, as the window keys them."""
+    return [
+        format(p, "06x") for line in prints for p in (line if isinstance(line, tuple) else (line,))
+    ]
+
+
+def _echoes(mem: dict, action: dict, prints: list, gain: float, calls: int) -> bool:
+    """Whether this call, which met no obstacle by its outcome, showed nothing but what
+    obstacles showed within SPAN calls: an error printed by a command that exits 0 anyway
+    (a script's `except: print(e)`, `|| true`, a pipe into `tail`) is the same wall met
+    again, whatever its words and whatever the exit code says."""
+    walls = mem.get("walls")
+    if gain or not prints or not isinstance(walls, dict) or action["tool"] in _NO_ANSWER:
+        return False
+    for line in prints:
+        shown = [walls.get(key) for key in _keys([line])]
+        if not any(isinstance(at, int) and calls - at <= SPAN for at in shown):
+            return False
+    return True
+
+
+def _met_again(mem: dict, action: dict, prints: list, out: Reading, calls: int) -> bool:
+    """Remember an obstacle's lines as a wall; for a call that met none by its outcome, whether
+    it showed only walls (`_echoes`)."""
+    if out.obstacle:
+        if not action.get("empty"):
+            _walls(mem, prints, calls)
+        return False
+    ok = action.get("ok", True) and not action.get("empty")
+    return ok and _echoes(mem, action, prints, out.gain, calls)
+
+
+def _walls(mem: dict, prints: list, calls: int) -> None:
+    """Remember an obstacle's lines as what a wall looks like (capped, the oldest dropped)."""
+    walls = mem.get("walls")
+    if not isinstance(walls, dict):
+        walls = mem["walls"] = {}
+    for key in _keys(prints):
+        walls.pop(key, None)
+        walls[key] = calls
+    while len(walls) > WALLS_CAP:
+        del walls[next(iter(walls))]
+
+
 def is_obstacle(action: dict) -> bool:
     """Whether the call met an obstacle: it failed, was refused, interrupted or timed out (its
     outcome is not ok), or a question came back empty; the person's own no is not one."""
@@ -319,7 +367,9 @@ class Reading:
     def __init__(self) -> None:
         self.gain = 0.0  # share of the result's lines the window had not shown lately
         self.news = 0  # of those new lines, how many name something (a path, a name, a code)
-        self.obstacle = False  # the call failed, was refused, or a question came back empty
+        # The call failed, was refused, or a question came back empty; or it passed showing
+        # only what failures showed (`_echoes`).
+        self.obstacle = False
         # The window's obstacles not overcome since, oldest first: (call number, model turn,
         # gain, new lines that name something, whether it was an empty answer).
         self.obstacles: list[tuple[int, int, float, int, bool]] = []
@@ -374,9 +424,12 @@ def update(win: dict, action: dict, prints: list, named: list, main: bool = True
         obstacles = mem["obstacles"] = []
     call = call_key(action)
     out.obstacle = is_obstacle(action) and not action.get("waiting")
+    # A subagent's window keeps no walls: its memory is kept small (SUB_SEEN_CAP).
+    echo = main and _met_again(mem, action, prints, out, calls)
+    out.obstacle = out.obstacle or echo
     # What the window met lately, less what has since been overcome: the same call working
     # now (a test red then green, a server that finished booting) changed what mattered.
-    passed = action.get("ok", True) and not action.get("empty")
+    passed = action.get("ok", True) and not action.get("empty") and not echo
     obstacles[:] = [
         o
         for o in obstacles

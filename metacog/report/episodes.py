@@ -50,6 +50,7 @@ LEAVE_CALLS = 10  # "left it": the next 10 calls do not repeat what was spoken a
 # 10 moved little (46 to 47% of labelled stuck time), 20 covers 52% at 71% precision, 50
 # covers 54% at 54% (stale obstacles of other work, far apart, joined into one loop).
 STALE_GAP = 20
+SAME, NOTHING_NEW = 2, 1  # how a call joins a loop: its problem, or only as a stale obstacle
 # What "brought nothing new" means: Nociception's own thresholds (at their defaults), so
 # the report's loops are found from the facts the senses feel.
 _PAIN = next(sense.DEFAULTS for sense in SENSES if sense.NAME == "nociception")
@@ -173,18 +174,18 @@ def _around(calls: list[dict], order: list[int], pos: int, agent: str, idents: l
         tried = {_key(here)}
         gap_cap = GAP
 
-        def member(i: int, gap: int) -> bool:
+        def member(i: int, gap: int) -> int:
             c = calls[i]
-            if stale(c) and gap < STALE_GAP:
-                return True
-            return not c.get("ok", True) and (idents[i] == ident or _key(c) in tried)
+            if not c.get("ok", True) and (idents[i] == ident or _key(c) in tried):
+                return SAME
+            return NOTHING_NEW if stale(c) and gap < STALE_GAP else 0
     else:
         recent = [_key(calls[i]) for i in order[max(0, pos - 2 * CYCLE + 1) : pos + 1]]
         tried = {key for key in recent[-CYCLE:] if recent.count(key) >= 2} | {_key(here)}
         gap_cap = CYCLE
 
-        def member(i: int, gap: int) -> bool:
-            return _key(calls[i]) in tried
+        def member(i: int, gap: int) -> int:
+            return SAME if _key(calls[i]) in tried else 0
 
     # The very call that failed now works: the problem is solved. Not for a mistake of the
     # agent's (an Edit refused for a stale old_string): the next Edit of the file passing
@@ -197,9 +198,10 @@ def _around(calls: list[dict], order: list[int], pos: int, agent: str, idents: l
     first, gap, members = pos, 0, 1
     for p in range(pos - 1, -1, -1):
         c = calls[order[p]]
-        if member(order[p], gap):
+        if joined := member(order[p], gap):
             first, gap, members = p, 0, members + 1
-            tried.add(_key(c))
+            if joined == SAME:  # another way of the same problem; a stale member only joins
+                tried.add(_key(c))
         elif passes(c) or gap + 1 >= gap_cap:
             break
         else:
@@ -207,9 +209,10 @@ def _around(calls: list[dict], order: list[int], pos: int, agent: str, idents: l
     last, end, gap = pos, None, 0  # end: the position of the call that ended it
     for p in range(pos + 1, len(order)):
         c = calls[order[p]]
-        if member(order[p], gap):
+        if joined := member(order[p], gap):
             last, gap, members = p, 0, members + 1
-            tried.add(_key(c))
+            if joined == SAME:
+                tried.add(_key(c))
         elif passes(c):
             end = p
             break

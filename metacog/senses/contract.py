@@ -129,7 +129,9 @@ class Context:
         self.fill = 0.0  # tokens / window
         self.gain = 0.0  # share of this call's result lines the window had not shown lately
         self.news = 0  # of those new lines, how many name something (a path, a name, a code)
-        self.obstacle = False  # this call failed, was refused, or a question came back empty
+        # This call failed, was refused, or a question came back empty; or it passed showing only
+        # what failures had shown (metacog.perception.novelty).
+        self.obstacle = False
         # The window's recent obstacles not overcome since, oldest first: (call number, model
         # turn, gain, new lines that name something, whether it was an empty answer).
         self.obstacles: list[tuple[int, int, float, int, bool]] = []
