@@ -227,9 +227,11 @@ def test_a_stale_member_passing_later_does_not_end_the_loop() -> None:
 
 
 def test_a_question_that_found_nothing_is_named_so() -> None:
-    empty = {"tool": "Grep", "target": "TODO in src", "ok": True, "obstacle": True, "gain": 0.0}
+    empty = {"tool": "Grep", "target": "TODO in src", "ok": True, "obstacle": True, "empty": True}
     assert episodes.problem_of(empty) == "nothing found by Grep TODO in src"
-    assert episodes.problem_of({**empty, "obstacle": False}) == "repeated Grep TODO in src"
+    echo = {"tool": "Bash", "target": "python3 probe.py", "ok": True, "obstacle": True}
+    assert episodes.problem_of(echo) == "an earlier failure shown by Bash python3 probe.py"
+    assert episodes.problem_of({**echo, "obstacle": False}) == "repeated Bash python3 probe.py"
 
 
 def test_per_sense_left_it_within_ten_calls() -> None:

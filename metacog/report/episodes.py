@@ -47,8 +47,9 @@ PROBLEM_CHARS = 160  # a signature is short already; a target (a command) is cut
 LEAVE_CALLS = 10  # "left it": the next 10 calls do not repeat what was spoken about
 # How near the last member an obstacle that brought nothing new must come to join. Swept
 # by benchmarks/bench_report_loops.py on the 163 shared sessions (docs/report.md): 5 and
-# 10 moved little (46 to 47% of labelled stuck time), 20 covers 52% at 71% precision, 50
-# covers 54% at 54% (stale obstacles of other work, far apart, joined into one loop).
+# 10 moved little (46 to 47% of labelled stuck time), 20 covered 52% at 71% precision, 50
+# 54% at 54% (stale obstacles of other work, far apart, joined into one loop); 53% at 69%
+# with the fourth round's other changes.
 STALE_GAP = 20
 SAME, NOTHING_NEW = 2, 1  # how a call joins a loop: its problem, or only as a stale obstacle
 # What "brought nothing new" means: Nociception's own thresholds (at their defaults), so
@@ -71,7 +72,8 @@ def _identity(call: dict) -> str:
 
 def blocked(call: dict) -> bool:
     """The call met an obstacle: it failed, or (metacog.perception.novelty) a question came
-    back empty; replay gives each call the hook felt its `obstacle`."""
+    back empty, or it passed showing only an earlier failure; replay gives each call the hook
+    felt its `obstacle`."""
     return not call.get("ok", True) or bool(call.get("obstacle"))
 
 
@@ -88,12 +90,17 @@ def problem_of(call: dict) -> str:
     """What a person would name as the problem a call shows, the same across sessions: the
     kind of mistake ("old-string-mismatch", "blocked Bash"), else the error's normalized
     signature; for a question that found nothing, "nothing found by" its tool and target;
-    for a passing call (a repeated action), "repeated" and its tool and target."""
+    for a call that passed showing only an earlier failure, "an earlier failure shown by"
+    its tool and target; for a passing call (a repeated action), "repeated" and its tool and
+    target."""
     if not call.get("ok", True):
         return call.get("mistake") or call.get("sig", "")[:PROBLEM_CHARS] or "error"
     target = str(call.get("target", ""))
-    if call.get("obstacle"):
+    if call.get("empty"):
         return f"nothing found by {call.get('tool', '')} {target[:PROBLEM_CHARS]}".rstrip()
+    if call.get("obstacle"):
+        shown = f"an earlier failure shown by {call.get('tool', '')} {target[:PROBLEM_CHARS]}"
+        return shown.rstrip()
     return f"repeated {call.get('tool', '')} {target[:PROBLEM_CHARS]}".rstrip()
 
 
