@@ -450,7 +450,7 @@ def test_a_wall_met_again_by_calls_that_exit_0_is_said_through_the_hook() -> Non
     texts = [agent_text(send(failed("shodan search host", f"Exit code 1\n{denied}")))]
     texts += [agent_text(send(_passing(f"python3 probe{i}.py", denied))) for i in range(2)]
     assert texts[:2] == ["", ""]
-    assert "Bash `python3 probe1.py` passed, showing an earlier failure" in texts[2]
+    assert "Bash `python3 probe1.py` showed only an earlier failure" in texts[2]
     assert "2 obstacles in the last 2 calls" in texts[2]
     # Its look-alike: each run shows a new answer under the same line.
     quiet = [agent_text(send(failed("shodan search host", f"Exit code 1\n{denied}")))]
@@ -459,3 +459,23 @@ def test_a_wall_met_again_by_calls_that_exit_0_is_said_through_the_hook() -> Non
         for i in range(3)
     ]
     assert quiet == [""] * 4
+
+
+def test_the_same_call_passing_with_its_failures_lines_less_its_exit_code_met_the_wall() -> None:
+    # `python3 probe.py` failed (`Exit code 1` and the error), then exits 0 printing the error
+    # alone: a shorter result of the same call, and still nothing but the wall.
+    win: dict = {"calls": 0}
+
+    def call(ok: bool, prints: list) -> novelty.Reading:
+        win["calls"] += 1
+        return novelty.update(
+            win, {"tool": "Bash", "target": "python3 probe.py", "ok": ok}, prints, []
+        )
+
+    call(False, [1, 11, 12])
+    again = call(True, [11, 12])
+    assert again.obstacle and again.gain == 0.0
+    # Met again and again, the wall stays one for as long as it is met, past the span.
+    for _ in range(novelty.SPAN + 5):
+        again = call(True, [11, 12])
+    assert again.obstacle

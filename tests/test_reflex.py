@@ -257,7 +257,7 @@ def test_a_learned_rule_is_said_again_when_its_situation_begins(project: Path) -
     # Said with the situation it matched: the call and what it met again, never bare.
     assert said[2] == (
         "metacog: `Bash npx tsc` met `src/config.ts(3,5): error TS2322: Type 'string' is not "
-        "assignable to type 'number'. | exi…` again; a lesson learned in this project applies "
+        "assignable to type 'numb…` again; a lesson learned in this project applies "
         f"now: {RULES['error-loop']}"
     )
     other = "Exit code 1\nModuleNotFoundError: No module named 'yaml'"
@@ -368,6 +368,18 @@ def test_the_person_rejecting_twice_does_not_recall_the_mistake_rule(project: Pa
     write.update(tool_name="Write", tool_input={"file_path": str(project / "src" / "a.py")})
     line = run(project, "s1", [write, bash("pwd"), write], T0 + 60)[2]
     assert "a lesson learned" in line and "a.py" in line  # with the call it matched
+
+
+def test_a_rule_line_keeps_its_lesson_whole_and_its_quotes_closed(project: Path) -> None:
+    from metacog.learning.detectors import RULES
+
+    seed_rules(project, {"error-loop": 2})
+    prompt(project, "s1", T0 + 10)
+    command = "node `which tsc` " + "--very-long-flag " * 10
+    error = "Exit code 2\n" + "src/a.ts(3,5): error TS2322: `x` " + "is not assignable " * 10
+    said = run(project, "s1", [failed(command, error)] * 2, T0 + 20)[1]
+    assert said.endswith(RULES["error-loop"]) and len(said) <= 300 + len("metacog: ")
+    assert said.count("`") == 4  # two quotes, each closed: the backticks inside became '
 
 
 def test_a_rule_with_nothing_of_the_situation_to_say_is_not_said() -> None:

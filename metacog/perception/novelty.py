@@ -245,7 +245,8 @@ def call_key(action: dict) -> int:
 
 
 # Fingerprints of the lines obstacles showed, remembered in the main window: a call that
-# exits 0 and shows only those again met the same wall (40 lines of 15 obstacles).
+# exits 0 and shows only those again met the same wall (a masked line keeps two keys: 600
+# keys are 40 lines of 8 to 15 obstacles).
 WALLS_CAP = 600
 SIZES_CAP = 32  # calls whose last result's length is remembered
 ASKED_CAP = 64  # questions whose bare answers, places whose empty ones, are remembered
@@ -328,15 +329,20 @@ def _echoes(mem: dict, action: dict, prints: list, gain: float, calls: int) -> b
     return True
 
 
-def _met_again(mem: dict, action: dict, prints: list, out: Reading, calls: int) -> bool:
+def _met_again(
+    mem: dict, action: dict, prints: list, obstacle: bool, gain: float, calls: int
+) -> bool:
     """Remember an obstacle's lines as a wall; for a call that met none by its outcome, whether
-    it showed only walls (`_echoes`)."""
-    if out.obstacle:
+    it showed only walls (`_echoes`), which are then remembered as met now."""
+    if obstacle:
         if not action.get("empty"):
             _walls(mem, prints, calls)
         return False
     ok = action.get("ok", True) and not action.get("empty")
-    return ok and _echoes(mem, action, prints, out.gain, calls)
+    if ok and _echoes(mem, action, prints, gain, calls):
+        _walls(mem, prints, calls)
+        return True
+    return False
 
 
 def _walls(mem: dict, prints: list, calls: int) -> None:
@@ -417,6 +423,7 @@ def update(win: dict, action: dict, prints: list, named: list, main: bool = True
         out.gain, out.news = _gain(seen, prints, named, calls, cap)
     else:
         out.gain = 1.0  # a subagent's success: not remembered, not weighed
+    weighed = out.gain  # before a shorter result makes it news: a wall is no shorter list
     if _shrank(mem, action, len(prints)):
         out.gain = 1.0  # the same call shows less of what it showed: some of it got fixed
     obstacles = mem.get("obstacles")
@@ -425,8 +432,11 @@ def update(win: dict, action: dict, prints: list, named: list, main: bool = True
     call = call_key(action)
     out.obstacle = is_obstacle(action) and not action.get("waiting")
     # A subagent's window keeps no walls: its memory is kept small (SUB_SEEN_CAP).
-    echo = main and _met_again(mem, action, prints, out, calls)
-    out.obstacle = out.obstacle or echo
+    echo = main and _met_again(mem, action, prints, out.obstacle, weighed, calls)
+    if echo:
+        # The same call passing now, printing what it printed failing (`Exit code 1` gone
+        # from a shorter result), met the wall again: nothing new, whatever it shrank by.
+        out.obstacle, out.gain = True, 0.0
     # What the window met lately, less what has since been overcome: the same call working
     # now (a test red then green, a server that finished booting) changed what mattered.
     passed = action.get("ok", True) and not action.get("empty") and not echo

@@ -136,8 +136,8 @@ def _anchors(calls: list[dict], loop_at: list[int]) -> list[int]:
     CYCLE calls before it in its window stands for that failure."""
     out = []
     for at in loop_at:
-        if not 0 <= at < len(calls) or not calls[at].get("ok", True):
-            out.append(at)
+        if not 0 <= at < len(calls) or blocked(calls[at]):
+            out.append(at)  # the call met the obstacle itself (an empty answer included)
             continue
         agent, seen, found = calls[at].get("agent", ""), 0, at
         for i in range(at - 1, -1, -1):
@@ -174,6 +174,7 @@ def recurrences(calls: list[dict], idents: list[str]) -> list[int]:
 
 
 def _around(calls: list[dict], order: list[int], pos: int, agent: str, idents: list[str]) -> dict:
+    """The episode around the call at `pos` of its window `order`."""
     here = calls[order[pos]]
     failing = blocked(here)
     if failing:
@@ -183,7 +184,8 @@ def _around(calls: list[dict], order: list[int], pos: int, agent: str, idents: l
 
         def member(i: int, gap: int) -> int:
             c = calls[i]
-            if not c.get("ok", True) and (idents[i] == ident or _key(c) in tried):
+            # An empty answer has no identity: only its own call is its problem.
+            if not c.get("ok", True) and ((ident and idents[i] == ident) or _key(c) in tried):
                 return SAME
             return NOTHING_NEW if stale(c) and gap < STALE_GAP else 0
     else:

@@ -174,7 +174,7 @@ def _stale(mem: dict, action: dict, ctx: Context, cfg: dict, streak: int = 0) ->
         what = f"{action['tool']} {quote(action['target'], 60)} found nothing"
     elif action.get("ok", True):
         # It passed, and showed only what failures showed (metacog.perception.novelty).
-        what = f"{action['tool']} {quote(action['target'], 60)} passed, showing an earlier failure"
+        what = f"{action['tool']} {quote(action['target'], 60)} showed only an earlier failure"
     else:
         what = _quoted(action, 120)
         what = f"{what} again" if what.startswith(action["tool"]) else f"again {what}"

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 
 from metacog.action import EDIT_TOOLS
-from metacog.senses.signal import Signal, memory, peek, short
+from metacog.senses.signal import Signal, memory, peek, quote
 from metacog.senses.signal import turn as turn_of
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
@@ -56,9 +56,7 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
             # once it was, or where learning is off.
             if _may_rule(mem, "wide", ctx) and ctx.wide_edit(action):
                 rel, found = ctx.reach(action) or ("", [])
-                return _rule(
-                    mem, "wide", ctx, f"`{short(rel, 80)}`, which {len(found)} files import"
-                )
+                return _rule(mem, "wide", ctx, f"{quote(rel, 80)}, which {len(found)} files import")
         else:
             _passed(mem, opened, action, calls, cfg, ctx)
         return None
@@ -109,8 +107,9 @@ def _situation(action: dict, entry: dict, mem: dict, ctx: Context) -> Signal | N
     mistake = action.get("mistake", "")
     # What the rule matched: the call, and what it met again (the identity where it names
     # something, else the error's signature: entry["sig"]).
-    call = short(f"{action['tool']} {action['target']}".strip(), 70)
-    matched = f"`{call}` met `{short(entry['sig'], 90)}` again"
+    # Within TEXT_CAP with the longest lesson (91 characters) and the words around it whole.
+    call = quote(f"{action['tool']} {action['target']}".strip(), 60)
+    matched = f"{call} met {quote(entry['sig'], 80)} again"
     if mistake:
         # A rejection is the person's decision, not the agent's mistake: a person who says no
         # to two plans while reviewing is not being ignored (a quiet session, f852ad25).
