@@ -48,8 +48,8 @@ LEAVE_CALLS = 10  # "left it": the next 10 calls do not repeat what was spoken a
 # How near the last member an obstacle that brought nothing new must come to join. Swept
 # by benchmarks/bench_report_loops.py on the 163 shared sessions (docs/report.md): 5 and
 # 10 moved little (46 to 47% of labelled stuck time), 20 covered 52% at 71% precision, 50
-# 54% at 54% (stale obstacles of other work, far apart, joined into one loop); 53% at 69%
-# with the fourth round's other changes.
+# 54% at 54% (stale obstacles of other work, far apart, joined into one loop); 20 covers 54%
+# at 70% with the fourth round's other changes.
 STALE_GAP = 20
 SAME, NOTHING_NEW = 2, 1  # how a call joins a loop: its problem, or only as a stale obstacle
 # What "brought nothing new" means: Nociception's own thresholds (at their defaults), so

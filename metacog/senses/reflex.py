@@ -105,20 +105,23 @@ def _situation(action: dict, entry: dict, mem: dict, ctx: Context) -> Signal | N
     from metacog.symptoms import EDIT_MISMATCH, PER_INTENT
 
     mistake = action.get("mistake", "")
-    # What the rule matched: the call, and what it met again (the identity where it names
-    # something, else the error's signature: entry["sig"]).
-    # Within TEXT_CAP with the longest lesson (91 characters) and the words around it whole.
-    call = quote(f"{action['tool']} {action['target']}".strip(), 60)
-    matched = f"{call} met {quote(entry['sig'], 80)} again"
     if mistake:
         # A rejection is the person's decision, not the agent's mistake: a person who says no
         # to two plans while reviewing is not being ignored (a quiet session, f852ad25).
         if mistake in EDIT_MISMATCH or mistake in PER_INTENT or entry["n"] != 2:
             return None
-        return _rule(mem, "mistake", ctx, matched)
+        return _rule(mem, "mistake", ctx, _matched(action, entry))
     if ctx.streak_grew and ctx.streak.count == 2:
-        return _rule(mem, "error", ctx, matched)
+        return _rule(mem, "error", ctx, _matched(action, entry))
     return None
+
+
+def _matched(action: dict, entry: dict) -> str:
+    """What a rule matched: the call, and what it met again (the identity where it names
+    something, else the error's signature: entry["sig"]); within TEXT_CAP beside the longest
+    lesson (91 characters), the words around it whole."""
+    call = quote(f"{action['tool']} {action['target']}".strip(), 60)
+    return f"{call} met {quote(entry['sig'], 80)} again"
 
 
 def _valid(entry: object) -> bool:
