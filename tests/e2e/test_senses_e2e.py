@@ -172,3 +172,20 @@ def test_nociception_hears_one_place_searched_in_other_words(
     ]
     result = metacog_claude.run([*grep, "Nothing there."])
     assert "WebSocketProvider" in spoken(result, "found nothing")
+
+
+def test_nociception_hears_a_wall_met_again_by_calls_that_exit_0(
+    metacog_claude: ClaudeHarness,
+) -> None:
+    # A probe fails with its error; two other commands exit 0 printing only that error: the
+    # same wall met again, whatever the exit code says (metacog.perception.novelty).
+    denied = "Access denied (403 Forbidden) for key k-77"
+    script = [
+        bash(f"echo '{denied}' >&2; exit 1"),
+        bash(f"echo '{denied}'"),
+        bash(f"echo '{denied}' || true"),
+        "Done.",
+    ]
+    result = metacog_claude.run(script)
+    text = spoken(result, "showed only an earlier failure")
+    assert "|| true" in text, text
