@@ -1,4 +1,4 @@
-"""What one tool call was, reduced to the few fields the senses need.
+"""What one tool call was, reduced to the few fields the senses need (a metacog.perception.call.Call).
 
 Payload fields are read tolerantly: a missing or wrongly typed field is absent, not a
 crash. Nothing raw is kept: the target is a short normalized form, the result a
@@ -19,6 +19,7 @@ from metacog.event import (
     words,
 )
 from metacog.perception import novelty
+from metacog.perception.call import Call
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
@@ -247,10 +248,10 @@ def found_nothing(tool: str, tool_input: dict, response: object, error: str) -> 
 HIDDEN_CAP = 20000  # characters of a hidden failure's output kept as its error: its end
 
 
-def from_event(event: Event, now: float, outcome: bool = True) -> dict:
-    """An action record (schema SCHEMA) from a PostToolUse or PostToolUseFailure call;
-    `outcome=False` leaves a passing call's output unsummed (`result` 0) and its lines unread: replay's record
-    drops it, and summing a Bash output was a fifth of a replay's time (profiled)."""
+def from_event(event: Event, now: float, outcome: bool = True) -> Call:
+    """The call's record from a PostToolUse or PostToolUseFailure payload; `outcome=False`
+    leaves a passing call's output unsummed (`result` 0) and its lines unread, for a record
+    that needs neither (summing a Bash output was a fifth of a replay's time, profiled)."""
     tool, tool_input, response = event.tool, event.tool_input, event.response
     if event.failed:
         error, result = event.error, 0
@@ -270,32 +271,25 @@ def from_event(event: Event, now: float, outcome: bool = True) -> dict:
         else:
             result = output_checksum(response) if tool == "Bash" else checksum(response)
     cost = min(event.size, context_cost(tool, tool_input, response, error))
+    target = target_of(tool, tool_input, event.cwd)
     polled = tool in ("BashOutput", "TaskOutput") and isinstance(response, dict)
     if polled and not error and response.get("status") == "running":
-        target = target_of(tool, tool_input, event.cwd)
-        record = make(tool, target, "", result, cost, now, event.agent)
-        record["waiting"] = True  # a background job still running: polling it is waiting
-        return record
+        # A background job still running: polling it is waiting.
+        return make(tool, target, "", result, cost, now, event.agent, waiting=True)
     if found_nothing(tool, tool_input, response, error):
         # An empty answer is an answer (`grep` says it with exit 1), not a failure.
-        record = make(tool, target_of(tool, tool_input, event.cwd), "", 0, cost, now, event.agent)
-        record["empty"] = True
-        record["prints"], record["named"] = [novelty.nothing(tool, tool_input)], []
-        return record
-    record = make(
-        tool,
-        target_of(tool, tool_input, event.cwd),
-        error,
-        result,
-        cost,
-        now,
-        event.agent,
-        file_of(tool_input) if tool in FILE_TOOLS else "",
-    )
-    if outcome:  # replay's record drops the reading: the hook reads the same call itself
+        prints = (novelty.nothing(tool, tool_input),)
+        return make(tool, target, "", 0, cost, now, event.agent, empty=True, prints=prints)
+    path = file_of(tool_input) if tool in FILE_TOOLS else ""
+    prints: tuple = ()
+    named: tuple = ()
+    if outcome:  # a record that needs no reading (replay's, of a call the hook reads) skips it
         answer = "" if error else novelty.answer_text(tool, response)
-        record["prints"], record["named"] = novelty.read(tool, tool_input, answer, error)
-    return record
+        read_prints, read_named = novelty.read(tool, tool_input, answer, error)
+        prints, named = tuple(read_prints), tuple(read_named)
+    return make(
+        tool, target, error, result, cost, now, event.agent, path, prints=prints, named=named
+    )
 
 
 def make(
@@ -307,31 +301,35 @@ def make(
     now: float,
     agent: str = "",
     path: str = "",
-) -> dict:
-    record = {
-        "tool": tool,
-        "target": target,
-        "ok": not error,
-        "result": result,
-        "size": size,
-        "ts": round(now, 3),
-    }
+    **more: object,
+) -> Call:
+    """The call's record: an error becomes its signature, its kind of mistake and the problems
+    it names (metacog.symptoms), and the result's checksum the failure's own; `more` sets the
+    other fields of the Call (empty, waiting, refused, turn, prints, named)."""
+    sig, mistake, problems = "", "", None
     if error:
         from metacog import symptoms
         from metacog.signature import signature
 
-        record["sig"] = signature(error)
-        record["result"] = zlib.crc32(record["sig"].encode())
+        sig = signature(error)
+        result = zlib.crc32(sig.encode())
         mistake = symptoms.mistake(tool, error)
-        if mistake:
-            record["mistake"] = mistake
         if not mistake or mistake in symptoms.WITH_PROBLEMS:
-            record["problems"] = symptoms.problems(error)
+            problems = tuple(tuple(p) for p in symptoms.problems(error))
             # The same failure again means the same problems, not only the same banner.
-            places = " ".join(str(p[1]) for p in record["problems"])
-            record["result"] = zlib.crc32(f"{record['sig']} {places}".encode())
-    if agent:
-        record["agent"] = agent[:64]
-    if path:
-        record["path"] = os.path.normpath(path)[:512]
-    return record
+            places = " ".join(str(p[1]) for p in problems)
+            result = zlib.crc32(f"{sig} {places}".encode())
+    return Call(
+        tool,
+        target,
+        ok=not error,
+        result=result,
+        size=size,
+        ts=round(now, 3),
+        sig=sig,
+        mistake=mistake,
+        problems=problems,
+        agent=agent[:64],
+        path=os.path.normpath(path)[:512] if path else "",
+        **more,  # type: ignore[arg-type]
+    )

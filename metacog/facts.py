@@ -17,6 +17,7 @@ from metacog.senses.signal import turn as turn_of
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
+    from metacog.perception.call import Call
     from metacog.senses.contract import Context
 
 DELEGATING_TOOLS = ("Task", "Agent")
@@ -140,7 +141,7 @@ def recall(ctx: Context) -> None:
     reads = facts.get("reads")
     ctx.reads = {k: v for k, v in reads.items() if number(v)} if isinstance(reads, dict) else {}
     ctx.max_reads = number(facts.get("max_reads"))
-    ctx.repeat = _repeat(win.get("actions") or [])
+    ctx.repeat = _repeat(ctx.calls)
     ctx.streak = _streak(facts.get("streak"))
     terms = facts.get("terms")
     ctx.terms = [t for t in terms if isinstance(t, str)] if isinstance(terms, list) else []
@@ -164,26 +165,19 @@ def _fill(ctx: Context) -> None:
     ctx.fill = tokens / ctx.context_window
 
 
-def update(win: dict, action: dict, ctx: Context) -> None:
+def update(win: dict, action: Call, ctx: Context) -> None:
     """Bring the facts up to date with this call (pushed into the window already)."""
     recall(ctx)
     facts = _store(win)
     if ctx.is_main:
         _active(win, facts, action, ctx)
     _reads(facts, action, ctx)
-    if not action.get("ok", True):
+    if not action.ok:
         from metacog.symptoms import identity  # failures only: a Read need not load it
 
         ctx.identity = identity(action)
     _streak_update(win, facts, action, ctx)
-    prints, named = action.get("prints"), action.get("named")
-    read = novelty.update(
-        win,
-        action,
-        prints if isinstance(prints, list) else [],
-        named if isinstance(named, list) else [],
-        ctx.is_main,
-    )
+    read = novelty.update(win, action, list(action.prints), list(action.named), ctx.is_main)
     ctx.gain, ctx.news, ctx.obstacle, ctx.obstacles = (
         read.gain,
         read.news,
@@ -191,12 +185,12 @@ def update(win: dict, action: dict, ctx: Context) -> None:
         read.obstacles,
     )
     if ctx.is_main and ctx.terms:
-        ctx.touched = any(term in action["target"].lower() for term in ctx.terms)
+        ctx.touched = any(term in action.target.lower() for term in ctx.terms)
         if ctx.touched:
             ctx.on_track = facts["on_track"] = True
 
 
-def _active(win: dict, facts: dict, action: dict, ctx: Context) -> None:
+def _active(win: dict, facts: dict, action: Call, ctx: Context) -> None:
     """Seconds of work since the person spoke: the gaps between calls, less waiting."""
     duration = ctx.event.duration_ms / 1000 if ctx.event is not None else 0.0
     prompt_at = win.get("prompt_at", ctx.now)
@@ -205,7 +199,7 @@ def _active(win: dict, facts: dict, action: dict, ctx: Context) -> None:
         prompt_at = win["prompt_at"] = ctx.now
     last = facts.get("last_ts") or prompt_at
     gap = max(0.0, ctx.now - last)
-    if action["tool"] in DELEGATING_TOOLS:
+    if action.tool in DELEGATING_TOOLS:
         # The gap before a delegating call's hook is mostly the subagent's own work,
         # which is not the main agent grinding; only what lies outside it counts.
         gap = max(0.0, gap - duration)
@@ -218,18 +212,18 @@ def _active(win: dict, facts: dict, action: dict, ctx: Context) -> None:
     facts["last_ts"] = ctx.now
 
 
-def _reads(facts: dict, action: dict, ctx: Context) -> None:
+def _reads(facts: dict, action: Call, ctx: Context) -> None:
     """Count reads of each file (and range) since its last edit; an edit resets it.
 
     Results are not compared: Claude Code may answer a re-read of an unchanged file
     with a short stub, which would make the second read look like new content.
     """
-    path = action.get("path") or ""
+    path = action.path or ""
     if not path:
         return
     reads = ctx.reads
-    if action["tool"] != "Read":
-        if action["tool"] in EDIT_TOOLS:
+    if action.tool != "Read":
+        if action.tool in EDIT_TOOLS:
             for key in [k for k in reads if k == path or k.startswith(path + "@")]:
                 del reads[key]
             facts["reads"] = reads
@@ -237,9 +231,9 @@ def _reads(facts: dict, action: dict, ctx: Context) -> None:
             if isinstance(seen, dict):
                 seen.pop(path, None)
         return
-    if not action.get("ok", True):
+    if not action.ok:
         return
-    key = path + action["target"][len(action["target"].split("@", 1)[0]) :]
+    key = path + action.target[len(action.target.split("@", 1)[0]) :]
     if "@" in key and _seen_before(facts, path, key[len(path) + 1 :]):
         # Mostly lines already read since the last edit: a small window moved over the
         # same part of an unchanged file is re-reading it, not paging (issue 17, class 3).
@@ -291,34 +285,30 @@ def _seen_before(facts: dict, path: str, window: str) -> bool:
     return end > start and end <= furthest and overlap * 2 >= end - start
 
 
-def _step(action: dict) -> tuple:
-    # A repeat counts only when the result repeats too: polling whose output changes is progress.
-    return (action["tool"], action["target"], action.get("result", 0))
-
-
-def _repeat(actions: list) -> int:
-    if not actions:
+def _repeat(calls: list[Call]) -> int:
+    """How many times in a row the last call came with its result (Call.step)."""
+    if not calls:
         return 0
-    last = _step(actions[-1])
+    last = calls[-1].step
     count = 0
-    for past in reversed(actions):
-        if _step(past) != last:
+    for past in reversed(calls):
+        if past.step != last:
             break
         count += 1
     return count
 
 
-def _streak_update(win: dict, facts: dict, action: dict, ctx: Context) -> None:
+def _streak_update(win: dict, facts: dict, action: Call, ctx: Context) -> None:
     """The same error again: a new attempt (a new model turn) at the same failure, fixes
     between attempts included; the call that failed working again ends it."""
     mem = facts.get("streak")
     if not isinstance(mem, dict):
         mem = facts["streak"] = {}
-    if action.get("ok", True):
+    if action.ok:
         if number(mem.get("count")) and _retried_ok(mem, action):
             ctx.streak_ended = ctx.streak  # the very call that failed now works
             mem.update(sig="", count=0, edits=0)
-        elif action["tool"] in EDIT_TOOLS and number(mem.get("count")):
+        elif action.tool in EDIT_TOOLS and number(mem.get("count")):
             mem["edits"] = number(mem.get("edits")) + 1  # fixes between attempts keep the streak
         ctx.streak = _streak(mem)
         return
@@ -334,26 +324,24 @@ def _streak_update(win: dict, facts: dict, action: dict, ctx: Context) -> None:
             sig=sig,
             count=1,
             edits=0,
-            tool=action["tool"],
-            target=action["target"],
-            path=action.get("path", ""),
+            tool=action.tool,
+            target=action.target,
+            path=action.path,
             exit=_exit(action),
             turn=turn,
         )
     elif mem.get("turn") != turn:
         mem["count"] = number(mem.get("count")) + 1
-        mem["tool"], mem["target"], mem["turn"] = action["tool"], action["target"], turn
+        mem["tool"], mem["target"], mem["turn"] = action.tool, action.target, turn
         ctx.streak_grew = True
     ctx.streak = _streak(mem)
 
 
-def _exit(action: dict) -> str:
-    return next(
-        (part for part in action.get("sig", "").split(" | ") if part.startswith("exit ")), ""
-    )
+def _exit(action: Call) -> str:
+    return next((part for part in action.sig.split(" | ") if part.startswith("exit ")), "")
 
 
-def _same_exit(mem: dict, action: dict) -> bool:
+def _same_exit(mem: dict, action: Call) -> bool:
     """The same command failing with the same exit code, nothing edited since: a loop even when
     the message varies. Only for the codes that say the command did not run or was killed
     (124 timeout, 126 not executable, 127 not found, 129-159 a signal): after exit 1, 128
@@ -362,23 +350,23 @@ def _same_exit(mem: dict, action: dict) -> bool:
     return (
         bool(mem.get("count"))
         and not mem.get("edits")
-        and action["tool"] == "Bash"
-        and action["target"] == mem.get("target")
+        and action.tool == "Bash"
+        and action.target == mem.get("target")
         and code == mem.get("exit")
         and code[5:].isdecimal()
         and (int(code[5:]) in (124, 126, 127) or 129 <= int(code[5:]) <= 159)
     )
 
 
-def _retried_ok(mem: dict, action: dict) -> bool:
+def _retried_ok(mem: dict, action: Call) -> bool:
     """The call that failed now works: the same call, or any successful edit of the file whose
     edits were refused."""
-    if action["tool"] == mem.get("tool") and action["target"] == mem.get("target"):
+    if action.tool == mem.get("tool") and action.target == mem.get("target"):
         return True
     return (
-        action["tool"] in EDIT_TOOLS
+        action.tool in EDIT_TOOLS
         and bool(mem.get("path"))
-        and action.get("path") == mem.get("path")
+        and action.path == mem.get("path")
         and str(mem.get("sig", "")).startswith("edit-mismatch ")
     )
 

@@ -6,6 +6,7 @@ from metacog import action as actions
 from metacog import config, fsutil, learning, nervous, paths, schema, state, summary, transcript
 from metacog.event import Event
 from metacog.perception import novelty
+from metacog.perception.call import Call
 
 TASK_NOTIFICATION = "<task-notification>"  # a finished background agent, not the person
 PENDING_CAP = 3  # notes waiting for the main agent's next call
@@ -31,8 +32,8 @@ def _settings(st: dict, event: Event) -> tuple[dict, str]:
     return schema.load(paths.config_dir(), st["root"]), st["root"]
 
 
-def _read_transcript(st: dict, event: Event, cfg: dict, state_dir: str, now: float) -> list[dict]:
-    """Fold the transcript's news into the state; return the refused calls as actions."""
+def _read_transcript(st: dict, event: Event, cfg: dict, state_dir: str, now: float) -> list[Call]:
+    """Fold the transcript's news into the state; return the refused calls it told."""
     cursor = st.setdefault("transcript", {})
     news = transcript.read_new(event.transcript, cursor)
     context = st.setdefault("context", {})
@@ -51,19 +52,22 @@ def _read_transcript(st: dict, event: Event, cfg: dict, state_dir: str, now: flo
     cwd = event.cwd
     refused = []
     for name, tool_input, error, turn in news.refused:
-        act = actions.make(
-            name,
-            actions.target_of(name, tool_input, cwd),
-            error,
-            0,
-            0,
-            now,
-            path=actions.file_of(tool_input) if name in actions.FILE_TOOLS else "",
+        prints, named = novelty.read(name, tool_input, "", error)
+        refused.append(
+            actions.make(
+                name,
+                actions.target_of(name, tool_input, cwd),
+                error,
+                0,
+                0,
+                now,
+                path=actions.file_of(tool_input) if name in actions.FILE_TOOLS else "",
+                prints=tuple(prints),
+                named=tuple(named),
+                refused=True,  # no hook fired: Claude Code refused it before running it
+                turn=turn,  # several refusals read at once were still each their own attempt
+            )
         )
-        act["prints"], act["named"] = novelty.read(name, tool_input, "", error)
-        act["refused"] = True  # no hook fired: Claude Code refused it before running it
-        act["turn"] = turn  # several refusals read at once were still each their own attempt
-        refused.append(act)
     return refused
 
 
@@ -77,24 +81,21 @@ def _queue(st: dict, note: str) -> None:
 def on_tool(event: Event, state_dir: str, now: float) -> dict | None:
     if not event.session:
         return None
-    act = actions.from_event(event, now)
+    call = actions.from_event(event, now)
     with state.Session(state_dir, event.session, now) as st:
         cfg, root = _settings(st, event)
         totals = summary.get(st)
         signals = []
         for refused in _read_transcript(st, event, cfg, state_dir, now):
             signals += _feel(st, refused, event, cfg, state_dir, root, totals, now)[0]
-        act["turn"] = (
-            transcript.turn_of(st.get("transcript") or {}, event.tool_use_id)
-            if event.transcript
-            else 0
-        )
-        felt, ctx = _feel(st, act, event, cfg, state_dir, root, totals, now)
+        if event.transcript:
+            call = call.but(turn=transcript.turn_of(st.get("transcript") or {}, event.tool_use_id))
+        felt, ctx = _feel(st, call, event, cfg, state_dir, root, totals, now)
         signals += felt
         if ctx.tokens:  # how full the context got, for the context-pressure pattern
             summary.bump_max(totals, "max_context_fill", round(ctx.fill, 3))
         agent_text, person_text = nervous.compose(signals)
-        if not act.get("agent") and st.get("pending"):
+        if not call.agent and st.get("pending"):
             extra = " ".join(st.pop("pending"))
             agent_text = f"{agent_text} {extra}" if agent_text else nervous.PREFIX + extra
     return reply(event.name, agent_text, person_text)
@@ -102,7 +103,7 @@ def on_tool(event: Event, state_dir: str, now: float) -> dict | None:
 
 def _feel(
     st: dict,
-    act: dict,
+    call: Call,
     event: Event,
     cfg: dict,
     state_dir: str,
@@ -110,25 +111,24 @@ def _feel(
     totals: dict,
     now: float,
 ) -> tuple[list, nervous.Context]:
-    win = state.window(st, act.get("agent", ""), now)
-    state.push(win, act)
+    win = state.window(st, call.agent, now)
+    # The window keeps the signature, not a dozen lines of problems, and its own memory of
+    # what was shown (metacog.perception.novelty), not the call's fingerprints.
+    state.push(win, call.record(problems=False))
     st["calls"] = st.get("calls", 0) + 1
-    if not act["ok"]:
+    if not call.ok:
         st["errors"] = st.get("errors", 0) + 1
     ctx = nervous.Context(cfg, st, win, event, now, state_dir, root)
-    signals = nervous.feel(win, act, ctx)
+    signals = nervous.feel(win, call, ctx)
     if READINGS is not None:
         READINGS.append((ctx.gain, ctx.news, ctx.obstacle))
-    act.pop("problems", None)  # felt now; the window keeps the signature, not a dozen lines of it
-    act.pop("prints", None)  # the window keeps its own memory of what was shown
-    act.pop("named", None)
-    summary.observe(totals, act, ctx)
+    summary.observe(totals, call, ctx)
     for signal in signals:
         summary.fired(totals, signal.sense)
     for note in ctx.notes:
         if note["kind"] == "resolved":
             summary.lesson(totals, note)
-    if ctx.wide_edit(act, ask=False):  # where a sense asked for the edit's reach
+    if ctx.wide_edit(call, ask=False):  # where a sense asked for the edit's reach
         totals["wide_edits"] = totals.get("wide_edits", 0) + 1
     return signals, ctx
 

@@ -399,24 +399,22 @@ def _record(
     responses since the previous call (the response that made this call among them)."""
     now = payload["_ts"]
     if payload.get("hook_event_name"):
-        act = actions.from_event(Event(payload, size), now, outcome=False)
+        call = actions.from_event(Event(payload, size), now, outcome=False)
     else:  # refused: no hook fired; the hook builds these from the transcript, in the main window
         name = payload.get("tool_name") or "?"
         tool_input = payload.get("tool_input") or {}
-        act = actions.make(
+        call = actions.make(
             name,
             actions.target_of(name, tool_input, payload.get("cwd") or ""),
             payload.get("error") or "refused",
             0,
             0,
             now,
+            refused=True,
         )
-        act["refused"] = True
-    act.pop("prints", None)  # the hook's own reading; a record of the call keeps none
-    act.pop("named", None)
-    act.pop("result", None)
-    act.pop("size", None)
-    act.pop("path", None)
+    act = call.record()
+    for field in ("result", "size", "path"):  # the report reads none of them
+        act.pop(field, None)
     act["tokens"], timeline.tokens = timeline.tokens, 0
     call_id = payload.get("tool_use_id")
     if isinstance(call_id, str):

@@ -12,6 +12,7 @@ from metacog.action import EDIT_TOOLS, is_code
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
+    from metacog.perception.call import Call
     from metacog.senses.contract import Context
 
 SCHEMA = 1
@@ -60,21 +61,21 @@ def bump_max(summary: dict, key: str, value: float) -> None:
         summary[key] = value
 
 
-def observe(summary: dict, action: dict, ctx: Context) -> None:
+def observe(summary: dict, action: Call, ctx: Context) -> None:
     """Fold one tool call into the summary, from the call's facts (metacog.facts): the same
     whichever senses are enabled."""
-    tool = action["tool"]
+    tool = action.tool
     summary["calls"] += 1
     if not summary["first_ts"]:
-        summary["first_ts"] = action["ts"]
-    summary["last_ts"] = action["ts"]
-    if not action.get("ok", True):
+        summary["first_ts"] = action.ts
+    summary["last_ts"] = action.ts
+    if not action.ok:
         summary["errors"] += 1
     if tool in READ_TOOLS:
         summary["reads"] += 1
     elif tool in EDIT_TOOLS:
         summary["edits"] += 1
-        if action.get("ok", True) and is_code(action.get("path", "")):
+        if action.ok and is_code(action.path):
             summary["code_edits"] = summary.get("code_edits", 0) + 1
     elif tool in SEARCH_TOOLS:
         summary["searches"] += 1

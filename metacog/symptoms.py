@@ -20,6 +20,10 @@ import zlib
 from metacog.event import FILE_TOOLS
 from metacog.signature import clean, kind
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
+if TYPE_CHECKING:
+    from metacog.perception.call import Call
+
 PROBLEMS_CAP = 12  # problems read per failure (felt by the senses, not stored)
 PROBLEM_CAP = 80  # characters per problem
 SCAN_CAP = 20000  # characters of an error scanned, head and tail
@@ -283,14 +287,14 @@ PER_INTENT = frozenset(("rejected", "interrupted"))
 BY_KIND = frozenset(("blocked", "no-such-tool", "hook-blocked", "hung", "needs-input"))
 
 
-def intent(action: dict) -> str:
+def intent(action: Call) -> str:
     """What a call was for: its file, or its command's program and first word that is not a
     flag (`git push`, `npm run`), past `cd … &&` and `VAR=value`."""
-    if action.get("path"):
-        return str(action["path"])[:200]
+    if action.path:
+        return str(action.path)[:200]
     from metacog.hidden import first_word
 
-    target = str(action.get("target", ""))
+    target = str(action.target)
     command = target.split("&&")[-1] if target.lstrip().startswith("cd ") else target
     head = first_word(command)
     rest = command.split(head, 1)[-1].split() if head else []
@@ -298,13 +302,13 @@ def intent(action: dict) -> str:
     return f"{head} {arg}".strip()[:120]
 
 
-def mistake_key(action: dict) -> str:
+def mistake_key(action: Call) -> str:
     """The mistake as Habit counts it: its kind, and for PER_INTENT kinds what the call was
     for (`intent`)."""
-    mistake = action.get("mistake", "")
+    mistake = action.mistake
     if mistake not in PER_INTENT:
         return mistake
-    return f"{mistake} {action['tool']} {intent(action)}"
+    return f"{mistake} {action.tool} {intent(action)}"
 
 
 def describe(key: str) -> str:
@@ -338,7 +342,7 @@ def names_something(line: str) -> bool:
     return bool(_NAMED.search(line[:LINE_CAP]))
 
 
-def identity(action: dict) -> str:
+def identity(action: Call) -> str:
     """What makes two errors "the same error".
 
     A refusal is its kind of mistake: "File has not been read yet" on thirteen files is one
@@ -348,19 +352,19 @@ def identity(action: dict) -> str:
     [build failed]" is the same whatever broke) every problem line. The target joins the signature where the signature names nothing (a bare exit code) or
     where the file is the identity (three different missing files are exploring).
     """
-    mistake = action.get("mistake", "")
+    mistake = action.mistake
     if mistake in EDIT_MISMATCH:
-        return f"edit-mismatch {action.get('path') or action['target']}"
+        return f"edit-mismatch {action.path or action.target}"
     if mistake == "missing-path":
-        return f"{mistake} {action['tool']} {action['target']}"  # the same command: a wrong cwd
+        return f"{mistake} {action.tool} {action.target}"  # the same command: a wrong cwd
     if mistake in BY_KIND:
-        return f"{mistake} {action['tool']} {action['target']}"
+        return f"{mistake} {action.tool} {action.target}"
     if mistake:
         return mistake_key(action)
-    sig = action.get("sig", "")
-    if action.get("refused"):
+    sig = action.sig
+    if action.refused:
         return sig
-    listed = [p for p in action.get("problems") or [] if isinstance(p, list) and len(p) == 4]
+    listed = [p for p in action.problems or () if len(p) == 4]
     named = [str(p[1]) for p in listed if isinstance(p[3], str) and names_something(p[3])]
     problems = named or [str(p[1]) for p in listed]
     if named or (problems and is_banner(sig.split(" | ", 1)[0])):
@@ -368,6 +372,6 @@ def identity(action: dict) -> str:
         # error, not the same; a signature of summaries (`Found 1 error.`) is not the problem.
         return "problems " + " ".join(sorted(problems))
     named = [part for part in sig.split(" | ") if not part.startswith("exit ")]
-    if action["tool"] in FILE_TOOLS or not named:
-        return f"{action['tool']} {action['target']} | {sig}"
+    if action.tool in FILE_TOOLS or not named:
+        return f"{action.tool} {action.target} | {sig}"
     return sig

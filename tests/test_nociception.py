@@ -6,6 +6,8 @@ import itertools
 
 from hooktest import agent_text, captured, send
 
+from metacog.perception.call import Call
+
 
 def bash_failure(error: str, command: str = "pytest -x") -> dict:
     return captured(
@@ -265,9 +267,7 @@ def test_a_damaged_count_of_stale_observations_is_read_as_none() -> None:
     ctx.obstacle = True
     ctx.obstacles = [(1, 1, 0.0, 0, False), (2, 2, 0.0, 0, False)]
     mem = {"stale_times": -5}
-    said = nociception._stale(
-        mem, {"tool": "Bash", "target": "x", "sig": ""}, ctx, ctx.cfg["nociception"]
-    )
+    said = nociception._stale(mem, Call("Bash", "x", sig=""), ctx, ctx.cfg["nociception"])
     assert said is not None and mem["stale_times"] == 1
 
 

@@ -8,6 +8,7 @@ import zlib
 from hooktest import agent_text, captured, failed, send
 
 from metacog.perception import novelty
+from metacog.perception.call import Call
 
 
 def _gains(results: list[str]) -> list[float]:
@@ -15,9 +16,7 @@ def _gains(results: list[str]) -> list[float]:
     out = []
     for text in results:
         win["calls"] += 1
-        ctx = novelty.update(
-            win, {"tool": "Bash", "target": "x", "ok": True}, novelty.fingerprints(text), []
-        )
+        ctx = novelty.update(win, Call("Bash", "x", ok=True), novelty.fingerprints(text), [])
         out.append(round(ctx.gain, 2))
     return out
 
@@ -55,7 +54,7 @@ def test_a_line_shown_longer_ago_than_the_span_is_news_again() -> None:
     gains = []
     for call in (1, 2, 2 + novelty.SPAN + 1):
         win["calls"] = call
-        ctx = novelty.update(win, {"tool": "Bash", "target": "x", "ok": True}, prints, [])
+        ctx = novelty.update(win, Call("Bash", "x", ok=True), prints, [])
         gains.append(ctx.gain)
     assert gains == [1.0, 0.0, 1.0]
 
@@ -63,7 +62,7 @@ def test_a_line_shown_longer_ago_than_the_span_is_news_again() -> None:
 def test_the_memory_is_capped_and_a_damaged_one_is_replaced() -> None:
     win: dict = {"calls": 1, "novelty": {"seen": "junk", "obstacles": [["x"], [1, 2, 3, 4, 0, 0]]}}
     prints = list(range(novelty.SEEN_CAP + 50))
-    ctx = novelty.update(win, {"tool": "Bash", "target": "x", "ok": False}, prints, [])
+    ctx = novelty.update(win, Call("Bash", "x", ok=False), prints, [])
     assert len(win["novelty"]["seen"]) == novelty.SEEN_CAP
     assert ctx.obstacle and ctx.obstacles[0] == (1, 2, 0.03, 0, False) and len(ctx.obstacles) == 2
 
@@ -72,7 +71,7 @@ def test_the_same_call_working_again_overcomes_its_obstacles() -> None:
     win: dict = {"calls": 0}
     for ok in (False, False, True):
         win["calls"] += 1
-        ctx = novelty.update(win, {"tool": "Bash", "target": "pytest", "ok": ok}, [1], [])
+        ctx = novelty.update(win, Call("Bash", "pytest", ok=ok), [1], [])
     assert ctx.obstacles == []  # red, red, green: nothing stands in the way any more
 
 
@@ -82,9 +81,7 @@ def test_a_shorter_result_of_the_same_call_is_news() -> None:
     for count in (9, 5, 5):
         win["calls"] += 1
         prints = novelty.fingerprints("error[E0308]: mismatched types\n" * count)
-        ctx = novelty.update(
-            win, {"tool": "Bash", "target": "cargo build", "ok": False}, prints, []
-        )
+        ctx = novelty.update(win, Call("Bash", "cargo build", ok=False), prints, [])
         gains.append(ctx.gain)
     assert gains == [1.0, 1.0, 0.0]  # 9, then 5 (some got fixed), then 5 again
 
@@ -104,10 +101,10 @@ def test_a_failure_quoting_the_call_back_brings_only_what_the_call_did_not_send(
 
 
 def test_the_persons_no_is_not_an_obstacle_an_empty_answer_is() -> None:
-    assert not novelty.is_obstacle({"ok": False, "mistake": "rejected"})
-    assert novelty.is_obstacle({"ok": False, "mistake": "blocked"})
-    assert novelty.is_obstacle({"ok": True, "empty": True})
-    assert not novelty.is_obstacle({"ok": True})
+    assert not novelty.is_obstacle(Call("Bash", "x", ok=False, mistake="rejected"))
+    assert novelty.is_obstacle(Call("Bash", "x", ok=False, mistake="blocked"))
+    assert novelty.is_obstacle(Call("Grep", "x", empty=True))
+    assert not novelty.is_obstacle(Call("Bash", "x"))
 
 
 # Through the hook: a failure whose signature changes (so no streak of "the same error" forms)
@@ -188,7 +185,7 @@ def test_a_hostile_structured_result_is_read_within_its_caps() -> None:
 def test_obstacles_are_capped_whatever_a_damaged_state_says_of_the_calls() -> None:
     future = [[10**9, 1, 0, 1, 0, 0]] * 500
     win: dict = {"calls": 5, "novelty": {"obstacles": future}}
-    read = novelty.update(win, {"tool": "Bash", "target": "x", "ok": False}, [1], [])
+    read = novelty.update(win, Call("Bash", "x", ok=False), [1], [])
     assert len(win["novelty"]["obstacles"]) == 1 and len(read.obstacles) == 1
 
 
@@ -206,7 +203,7 @@ def test_a_line_that_moved_is_new_but_names_nothing_new() -> None:
     ):
         win["calls"] += 1
         prints, named = novelty.read("Bash", {"command": "run"}, "", error)
-        read = novelty.update(win, {"tool": "Bash", "target": "run", "ok": False}, prints, named)
+        read = novelty.update(win, Call("Bash", "run", ok=False), prints, named)
         out.append((round(read.gain, 2), read.news))
     assert out[1] == (0.5, 0)  # the frame moved; the message is the one shown
     assert out[3] == (1.0, 0)  # the same error, four lines down
@@ -222,7 +219,7 @@ def test_a_quoted_source_line_that_moved_names_nothing_new() -> None:
     for error in (frame.format(254), frame.format(256), "> 256 |     expect(user_id).toBe(7);"):
         win["calls"] += 1
         prints, named = novelty.read("Bash", {"command": "npm test"}, "", f"FAIL\n{error}")
-        read = novelty.update(win, {"tool": "Bash", "target": "t", "ok": False}, prints, named)
+        read = novelty.update(win, Call("Bash", "t", ok=False), prints, named)
         out.append(read.news)
     assert out == [1, 0, 1]
 
@@ -247,15 +244,15 @@ def test_an_empty_answer_is_nothing_found_at_its_place() -> None:
 
 def test_an_edit_makes_an_empty_place_news_again_a_failed_one_does_not() -> None:
     win: dict = {"calls": 0}
-    empty = {"tool": "Grep", "target": "x", "ok": True, "empty": True}
+    empty = Call("Grep", "x", ok=True, empty=True)
     print_ = [novelty.nothing("Grep", {"path": "/w"})]
     gains = []
     for action in (
         empty,
         empty,
-        {"tool": "Edit", "target": "a", "ok": False},
+        Call("Edit", "a", ok=False),
         empty,
-        {"tool": "Edit", "target": "a", "ok": True},
+        Call("Edit", "a", ok=True),
         empty,
     ):
         win["calls"] += 1
@@ -270,10 +267,10 @@ def test_a_subagent_window_remembers_only_its_obstacles_within_a_smaller_cap() -
     for n in range(50):  # results of 40 lines each: a main window would keep 2,000 lines
         win["calls"] += 1
         text = "\n".join(f"line {n}-{k} of /w/src/m{n}.py" for k in range(40))
-        ok = {"tool": "Read", "target": f"m{n}", "ok": True}
+        ok = Call("Read", f"m{n}", ok=True)
         novelty.update(win, ok, novelty.fingerprints(text), [], main=False)
     assert len(win["novelty"].get("seen", {})) == 0
-    fail = {"tool": "Bash", "target": "make", "ok": False}
+    fail = Call("Bash", "make", ok=False)
     gains = []
     for _ in range(2):
         win["calls"] += 1
@@ -291,7 +288,7 @@ def test_the_calls_own_words_said_back_are_not_news() -> None:
         win["calls"] += 1
         error = f"<tool_use_error>Error: No such tool available: {tool}</tool_use_error>"
         prints, named = novelty.read(tool, {}, "", error)  # as a refusal reads (FACTS.md)
-        action = {"tool": tool, "target": "", "ok": False}
+        action = Call(tool, "", ok=False)
         reads.append(novelty.update(win, action, prints, named))
     assert [(r.gain, r.news) for r in reads] == [(1.0, 1), (0.0, 0), (0.0, 0)]
 
@@ -304,9 +301,7 @@ def test_a_name_the_call_did_not_send_is_news() -> None:
         win["calls"] += 1
         error = f"Exit code 1\nsrc/app.ts: error: Cannot find module '{module}'"
         prints, named = novelty.read("Bash", {"command": "npm run build"}, "", error)
-        news.append(
-            novelty.update(win, {"tool": "Bash", "target": "b", "ok": False}, prints, named).news
-        )
+        news.append(novelty.update(win, Call("Bash", "b", ok=False), prints, named).news)
     assert news == [1, 1]
 
 
@@ -316,7 +311,7 @@ def _refusals(calls: list[tuple[str, dict, str]]) -> list[tuple[float, int]]:
     for tool, tool_input, error in calls:
         win["calls"] += 1
         prints, named = novelty.read(tool, tool_input, "", error)
-        action = {"tool": tool, "target": str(tool_input), "ok": False}
+        action = Call(tool, str(tool_input), ok=False)
         read = novelty.update(win, action, prints, named)
         out.append((read.gain, read.news))
     return out
@@ -403,8 +398,8 @@ def test_a_failure_that_exited_0_is_read_whole() -> None:
     for route in ("analytics", "analytics", "billing"):
         win["calls"] += 1
         record = build(route)
-        assert not record["ok"]
-        reads.append(novelty.update(win, record, record["prints"], record["named"]))
+        assert not record.ok
+        reads.append(novelty.update(win, record, list(record.prints), list(record.named)))
     assert [r.news > 0 for r in reads] == [True, False, True]
 
 
@@ -413,7 +408,7 @@ def test_a_passing_call_that_shows_only_a_failures_lines_met_that_wall_again() -
 
     def call(target: str, ok: bool, prints: list, main: bool = True) -> novelty.Reading:
         win["calls"] += 1
-        return novelty.update(win, {"tool": "Bash", "target": target, "ok": ok}, prints, [], main)
+        return novelty.update(win, Call("Bash", target, ok=ok), prints, [], main)
 
     assert call("curl api/a", False, [11, 12]).obstacle  # the wall
     echo = call("python3 probe.py", True, [12, 11])  # exits 0, prints the same error
@@ -426,13 +421,13 @@ def test_a_passing_call_that_shows_only_a_failures_lines_met_that_wall_again() -
     win2: dict = {"calls": 0}
     for ok in (False, True):
         win2["calls"] += 1
-        sub = novelty.update(win2, {"tool": "Bash", "target": "x", "ok": ok}, [31], [], False)
+        sub = novelty.update(win2, Call("Bash", "x", ok=ok), [31], [], False)
     assert not sub.obstacle and "walls" not in win2["novelty"]
 
 
 def test_the_walls_are_capped_and_a_damaged_memory_is_replaced() -> None:
     win: dict = {"calls": 1, "novelty": {"walls": "junk"}}
-    novelty.update(win, {"tool": "Bash", "target": "x", "ok": False}, list(range(700)), [])
+    novelty.update(win, Call("Bash", "x", ok=False), list(range(700)), [])
     assert len(win["novelty"]["walls"]) == novelty.WALLS_CAP
 
 
@@ -468,9 +463,7 @@ def test_the_same_call_passing_with_its_failures_lines_less_its_exit_code_met_th
 
     def call(ok: bool, prints: list) -> novelty.Reading:
         win["calls"] += 1
-        return novelty.update(
-            win, {"tool": "Bash", "target": "python3 probe.py", "ok": ok}, prints, []
-        )
+        return novelty.update(win, Call("Bash", "python3 probe.py", ok=ok), prints, [])
 
     call(False, [1, 11, 12])
     again = call(True, [11, 12])

@@ -89,7 +89,7 @@ def feel(win: dict, base: Path, rel: str, ctx: Context | None = None, ok: bool =
     """Spatial's feel of the Edit of base/rel: the action made from the call, as the hook does."""
     event = call(base, rel, ok)
     act = action.from_event(event, time.time())
-    assert act["tool"] == "Edit" and act["ok"] is ok and act["path"] == str(base / rel)
+    assert act.tool == "Edit" and act.ok is ok and act.path == str(base / rel)
     return spatial.feel(win, act, ctx or ctx_for(base, win, event))
 
 

@@ -1,6 +1,7 @@
-"""Perception: what a tool call's result says, read once, before any sense feels.
+"""Perception: what a tool call was and what its result says, read once, before any sense feels.
 
-This package is where reading tool output is meant to live (issue 23); this round it holds
-the reading that needs no vocabulary at all, `novelty`: what a result brought that the
-session had not already shown, and whether the call met an obstacle.
+`call` is the record of one call every reader reads (the facts, the senses, the session
+summary, replay); `novelty` what a result brought that the session had not already shown, and
+whether the call met an obstacle; `turns` which model response made a call; `reach` the files
+that import what an edit changed.
 """

@@ -13,16 +13,20 @@ import time
 
 from metacog.event import EDIT_TOOLS
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
+if TYPE_CHECKING:
+    from metacog.perception.call import Call
+
 SLOW_S = 1.0  # an edit that spent this long without an answer was a first index running late
 # After this many, the reach is not asked again this session instead of paying that on every
 # edit (a git that is always slow).
 SLOW_LIMIT = 3
 
 
-def importers(win: dict, action: dict, ctx: object) -> tuple[str, list[str]] | None:
+def importers(win: dict, action: Call, ctx: object) -> tuple[str, list[str]] | None:
     """(the edited file relative to the project's root, the files that import it), or None:
     not a successful edit of a file of the project the index reads, or not known in time."""
-    if action.get("tool") not in EDIT_TOOLS or not action.get("ok", True) or not action.get("path"):
+    if action.tool not in EDIT_TOOLS or not action.ok or not action.path:
         return None
     start = time.perf_counter()
     mem = win.get("reach")
@@ -33,7 +37,7 @@ def importers(win: dict, action: dict, ctx: object) -> tuple[str, list[str]] | N
     if slow >= SLOW_LIMIT:
         return None  # the repository could not be listed in time, again and again
     try:
-        return _importers(mem, slow, action["path"], ctx, start)
+        return _importers(mem, slow, action.path, ctx, start)
     except Exception as exc:  # noqa: BLE001 - a broken index must not silence the senses
         from metacog.fsutil import log_error
 

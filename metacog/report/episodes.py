@@ -27,6 +27,7 @@ cost, never in "calls until it ended".
 
 from __future__ import annotations
 
+from metacog.perception.call import stored
 from metacog.senses import SENSES
 from metacog.symptoms import identity
 
@@ -67,7 +68,9 @@ def _key(call: dict) -> tuple[str, str]:
 
 
 def _identity(call: dict) -> str:
-    return identity(call)
+    """Nociception's identity of a failure, from replay's record of the call."""
+    record = stored(call)
+    return identity(record) if record is not None else ""
 
 
 def blocked(call: dict) -> bool:

@@ -6,6 +6,7 @@ from metacog.senses.signal import Signal, forget, memory, number
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
+    from metacog.perception.call import Call
     from metacog.senses.contract import Context
 
 NAME = "chronos"
@@ -24,7 +25,7 @@ def _level(value: float, step: float) -> int:
     return level
 
 
-def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
+def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
     if not ctx.is_main:
         return None  # a subagent answers to the main agent, not the person
     cfg = ctx.cfg[NAME]

@@ -6,7 +6,9 @@ A sense is a module of `metacog.senses` listed once in `SENSES`. It declares:
 - `DEFAULTS`, its settings section (`enabled` among them), and `LIMITS`, the bounds of its
   numbers: metacog.schema assembles both from `SENSES` (metacog.config imports no sense), so
   the section exists once, here;
-- `feel(win, action, ctx) -> Signal | None` and `reading(win, ctx) -> str`;
+- `feel(win, action, ctx) -> Signal | None` (`action` is this call's record, a
+  metacog.perception.call.Call; `ctx.calls` the window's last calls, this one last) and
+  `reading(win, ctx) -> str`;
 - optionally `on_prompt(win, prompt, now)` (the person spoke), `on_compaction(win, ctx) -> str`
   (the context was compacted; a note for the agent, or ''), and
   `after_subagent(win, ctx) -> str` (the subagent whose window this is finished; what the
@@ -20,6 +22,8 @@ feels, whether or not the sense that first needed it is enabled, and hands over 
 """
 
 from __future__ import annotations
+
+from metacog.perception.call import Call, window_calls
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
@@ -35,7 +39,7 @@ if TYPE_CHECKING:
         DEFAULTS: dict[str, object]
         LIMITS: dict[str, tuple[float, float]]
 
-        def feel(self, win: dict, action: dict, ctx: Context) -> Signal | None: ...
+        def feel(self, win: dict, action: Call, ctx: Context) -> Signal | None: ...
 
         def reading(self, win: dict, ctx: Context) -> str: ...
 
@@ -65,20 +69,10 @@ class Problem:
         self.sort, self.checksum, self.lines, self.line = sort, checksum, lines, line
 
 
-def problems_of(action: dict) -> list[Problem]:
-    """The action's problems as records; an item of another shape (damage, an older
-    version) is left out."""
-    out = []
-    for item in action.get("problems") or ():
-        if (
-            isinstance(item, list)
-            and len(item) == 4
-            and isinstance(item[0], str)
-            and isinstance(item[2], int)
-            and isinstance(item[3], str)
-        ):
-            out.append(Problem(*item))
-    return out
+def problems_of(action: Call) -> list[Problem]:
+    """The problems the call's failure names, as records (a damaged stored form's items of
+    another shape were left out by metacog.perception.call.stored)."""
+    return [Problem(*item) for item in action.problems or ()]
 
 
 class Context:
@@ -135,6 +129,7 @@ class Context:
         # The window's recent obstacles not overcome since, oldest first: (call number, model
         # turn, gain, new lines that name something, whether it was an empty answer).
         self.obstacles: list[tuple[int, int, float, int, bool]] = []
+        self._calls: list[Call] | None = None  # the window's calls once asked: `calls`
         self._reach: tuple = (None, None)  # (the action, its reach) once asked: `reach`
         self.terms: list[str] = []  # the names the person's request mentioned
         self.touched = False  # this call touched one of them
@@ -144,6 +139,14 @@ class Context:
     def following(self) -> bool:
         """The request named things and the work has touched them."""
         return bool(self.terms) and self.on_track
+
+    @property
+    def calls(self) -> list[Call]:
+        """The window's last calls as records, oldest first, this one last (read from the
+        window's stored form once a call, on first asking)."""
+        if self._calls is None:
+            self._calls = window_calls(self.win)
+        return self._calls
 
     def most_read(self, n: int) -> list[tuple[str, int]]:
         """The n files (and ranges) read most since their last edit, with their counts."""
@@ -160,7 +163,7 @@ class Context:
                 parts.append(value)
         return "; ".join(parts)
 
-    def reach(self, action: dict) -> tuple[str, list[str]] | None:
+    def reach(self, action: Call) -> tuple[str, list[str]] | None:
         """(the file this call edited, relative to the root, the files that import it), or None
         (metacog.perception.reach). Computed on first asking, once a call, whichever sense or
         the summary asks: a fact of the edit, not a note one sense leaves another."""
@@ -170,7 +173,7 @@ class Context:
             self._reach = (action, importers(self.win, action, self))
         return self._reach[1]
 
-    def wide_edit(self, action: dict, ask: bool = True) -> bool:
+    def wide_edit(self, action: Call, ask: bool = True) -> bool:
         """Whether this call edited a file that at least Spatial's `min_importers` files import;
         `ask` false: only where the reach is known already (nothing computed for it)."""
         if not ask and self._reach[0] is not action:

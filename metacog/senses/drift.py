@@ -6,6 +6,7 @@ from metacog.senses.signal import Signal, forget, memory, peek, short
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
+    from metacog.perception.call import Call
     from metacog.senses.contract import Context
 
 NAME = "drift"
@@ -13,7 +14,7 @@ DEFAULTS = {"enabled": True, "recent_calls": 25}
 LIMITS = {"recent_calls": (1, 10_000)}
 
 
-def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
+def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
     if not ctx.is_main:
         return None
     terms = ctx.terms  # what the request named (metacog.facts.terms_of)

@@ -7,6 +7,7 @@ from metacog.senses.signal import Signal, memory, peek, short
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
+    from metacog.perception.call import Call
     from metacog.senses.contract import Context
 
 NAME = "echo"
@@ -107,25 +108,25 @@ def narrowed(command: str) -> bool:
     )
 
 
-def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
+def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
     cfg = ctx.cfg[NAME]
     mem = memory(win, NAME)
-    tool = action["tool"]
+    tool = action.tool
     if not mem.get("tests") and (
-        (tool == "Bash" and test_command(action["target"]))
-        or (action.get("path") and is_test_file(action["target"]))
+        (tool == "Bash" and test_command(action.target))
+        or (action.path and is_test_file(action.target))
     ):
         # The project has tests this session can run: only then is "no test since" news.
         # In projects whose sessions never run or touch a test, it was a quarter of what
         # metacog said on quiet sessions (issue 17, class 5).
         mem["tests"] = True
-    if tool in EDIT_TOOLS and action.get("ok", True):
-        path = action.get("path", "")
+    if tool in EDIT_TOOLS and action.ok:
+        path = action.path
         if not is_code(path):
             return None
         mem["edits"] = mem.get("edits", 0) + 1
-        if not is_test_file(action["target"]):
-            mem["source_edited"] = short(action["target"], 50)
+        if not is_test_file(action.target):
+            mem["source_edited"] = short(action.target, 50)
         if mem["edits"] >= cfg["edits_without_tests"] and mem.get("tests") and not mem.get("said"):
             mem["said"] = True
             return Signal(
@@ -134,8 +135,8 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
                 "Which test would tell you these changes work?",
             )
         return None
-    if tool == "Bash" and test_command(action["target"]):
-        if narrowed(action["target"]):
+    if tool == "Bash" and test_command(action.target):
+        if narrowed(action.target):
             mem["narrow_runs"] = mem.get("narrow_runs", 0) + 1
             if mem.get("source_edited") and mem["narrow_runs"] == 3 and not mem.get("said_narrow"):
                 mem["said_narrow"] = True

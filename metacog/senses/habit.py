@@ -21,6 +21,7 @@ from metacog.senses.signal import turn as turn_of
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
+    from metacog.perception.call import Call
     from metacog.senses.contract import Context
 
 NAME = "habit"
@@ -34,7 +35,7 @@ _PLACE = re.compile(r"\.\w{1,8}(?::\d+|\(\d+|\", line \d+)")
 HORIZON = 60  # calls after which a problem or mistake not seen since counts from one again
 
 
-def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
+def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
     mem = memory(win, NAME)
     seen = mem.get("seen")
     if not isinstance(seen, dict):
@@ -43,8 +44,8 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     unpatched = mem.get("unpatched")
     if not isinstance(unpatched, list):
         unpatched = mem["unpatched"] = []
-    if action.get("ok", True):
-        if action["tool"] in EDIT_TOOLS:
+    if action.ok:
+        if action.tool in EDIT_TOOLS:
             unpatched.clear()  # whatever failed before this edit was worked on
         elif call in unpatched:
             # It failed and passed with nothing edited between: a transient failure (a server
@@ -131,7 +132,7 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     if key.startswith("k ") and len(entry.places) > 1:
         return Signal(
             NAME,
-            f"{quote(action['target'], 60)} has failed {entry.times} times with the same kind of "
+            f"{quote(action.target, 60)} has failed {entry.times} times with the same kind of "
             f"error at a new place each time: {problem}. The output may show only some: find every "
             "occurrence and fix them together?",
         )
@@ -197,7 +198,7 @@ class Entry:
         ]
 
 
-def _fewer(mem: dict, action: dict, call: int) -> bool:
+def _fewer(mem: dict, action: Call, call: int) -> bool:
     """Whether this command now shows only some of what it showed when it last failed: the
     rest got fixed (a failure count that shrinks is progress, LABELS.md). Remembered per
     command, RUNS_CAP commands."""
@@ -212,7 +213,7 @@ def _fewer(mem: dict, action: dict, call: int) -> bool:
     return isinstance(last, list) and bool(now) and set(now) < set(last)
 
 
-def _keys(action: dict, call: int) -> list[tuple[str, str, int]]:
+def _keys(action: Call, call: int) -> list[tuple[str, str, int]]:
     """(key, what it is, place) for each thing this failure may be the recurrence of.
 
     A refusal is its kind of mistake, on whatever file. A problem line is the same problem
@@ -222,9 +223,9 @@ def _keys(action: dict, call: int) -> list[tuple[str, str, int]]:
     """
     from metacog.symptoms import NOT_HABITS, mistake_key  # failures only: a Read need not load it
 
-    if action.get("mistake"):
+    if action.mistake:
         mistake = mistake_key(action)
-        return [] if action["mistake"] in NOT_HABITS else [("m " + mistake, mistake, 0)]
+        return [] if action.mistake in NOT_HABITS else [("m " + mistake, mistake, 0)]
     from metacog.symptoms import names_something
 
     out = []

@@ -17,6 +17,7 @@ from metacog.senses.signal import (
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
+    from metacog.perception.call import Call
     from metacog.senses.contract import Context, Streak
 
 NAME = "nociception"
@@ -50,7 +51,7 @@ LIMITS = {
 }
 
 
-def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
+def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
     cfg = ctx.cfg[NAME]
     mem = memory(win, NAME)
     ended = ctx.streak_ended  # metacog.facts counts the streak; this sense says it
@@ -61,7 +62,7 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
         mem["level"] = 0  # a new streak (a memory written before metacog.facts kept its level)
     if ctx.asked_repeat:
         return None  # repetition the person asked for: the failures are the answer
-    if action.get("ok", True) or not ctx.streak_grew:
+    if action.ok or not ctx.streak_grew:
         # A success, a new error, or another call of the same attempt (a parallel batch is one
         # attempt): the streak has nothing to say; obstacles that bring nothing new may.
         return _stale(mem, action, ctx, cfg)
@@ -94,7 +95,7 @@ ADVICE = (
 )
 
 
-def _quoted(action: dict, room: int) -> str:
+def _quoted(action: Call, room: int) -> str:
     """What failed, in words that name something: the error's signature where it names a
     path, an identifier, a code (symptoms.names_something); Claude Code's refusal as its kind
     of mistake; else the call itself. A line every failure prints (`npm error`, `This command
@@ -102,10 +103,10 @@ def _quoted(action: dict, room: int) -> str:
     from metacog.senses.contract import problems_of
     from metacog.symptoms import describe, names_something
 
-    sig = action.get("sig", "")
-    call = f"{action['tool']} {quote(action['target'], max(room // 2, 20))}"
-    if action.get("mistake"):
-        said = f"{describe(action['mistake'])}, {call}"
+    sig = action.sig
+    call = f"{action.tool} {quote(action.target, max(room // 2, 20))}"
+    if action.mistake:
+        said = f"{describe(action.mistake)}, {call}"
         return said if len(said) <= room else call
     named = [p.line for p in problems_of(action) if names_something(p.line)]
     if named and not names_something(sig.split(" | ", 1)[0]):
@@ -127,7 +128,7 @@ def _named_quote(line: str, cap: int) -> str:
     return "`" + tail.replace("`", "'") + "`" if names_something(tail) else quote(line, cap)
 
 
-def _stale(mem: dict, action: dict, ctx: Context, cfg: dict, streak: int = 0) -> Signal | None:
+def _stale(mem: dict, action: Call, ctx: Context, cfg: dict, streak: int = 0) -> Signal | None:
     """The principle without vocabulary: this call met an obstacle whose result showed almost
     nothing new, and so did others in their own turns lately, since this was last said;
     `streak`: this many of the latest turns are a streak's attempts."""
@@ -170,14 +171,14 @@ def _stale(mem: dict, action: dict, ctx: Context, cfg: dict, streak: int = 0) ->
         return None
     mem["stale_said"], mem["said_at"], mem["stale_times"] = calls, ctx.responses, times + 1
     span = calls - stale[0][0] + 1
-    if action.get("empty"):
-        what = f"{action['tool']} {quote(action['target'], 60)} found nothing"
-    elif action.get("ok", True):
+    if action.empty:
+        what = f"{action.tool} {quote(action.target, 60)} found nothing"
+    elif action.ok:
         # It passed, and showed only what failures showed (metacog.perception.novelty).
-        what = f"{action['tool']} {quote(action['target'], 60)} showed only an earlier failure"
+        what = f"{action.tool} {quote(action.target, 60)} showed only an earlier failure"
     else:
         what = _quoted(action, 120)
-        what = f"{what} again" if what.startswith(action["tool"]) else f"again {what}"
+        what = f"{what} again" if what.startswith(action.tool) else f"again {what}"
     return Signal(
         NAME,
         f"{what}: {len(turns)} obstacles in the last {span} calls whose results showed nothing "
@@ -186,10 +187,10 @@ def _stale(mem: dict, action: dict, ctx: Context, cfg: dict, streak: int = 0) ->
     )
 
 
-def _say(level: int, count: int, edits: int, action: dict, ctx: Context) -> Signal:
+def _say(level: int, count: int, edits: int, action: Call, ctx: Context) -> Signal:
     """One observation of at most TEXT_CAP characters: the advice whole, what failed and the
     other senses' readings in the room that is left."""
-    sig = action.get("sig", "")
+    sig = action.sig
     what = f"the same error {count} times in a row"
     if edits:
         what += f", with {edits} edit{'s' if edits > 1 else ''} between attempts"
@@ -211,15 +212,15 @@ def _say(level: int, count: int, edits: int, action: dict, ctx: Context) -> Sign
     )
 
 
-def _resolve(mem: dict, ended: Streak, action: dict, ctx: Context) -> None:
+def _resolve(mem: dict, ended: Streak, action: Call, ctx: Context) -> None:
     """A streak that had been noticed ended: remember what changed (motor learning)."""
     if mem.get("level", 0) >= 1:
         ctx.note(
             "resolved",
             sig=ended.sig,
             failed=ended.tool,
-            then=action["tool"],
-            same_target=action["target"] == ended.target,
+            then=action.tool,
+            same_target=action.target == ended.target,
         )
 
 

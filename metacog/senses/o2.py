@@ -8,6 +8,7 @@ from metacog.senses.signal import Signal, memory, peek, quote, short
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
+    from metacog.perception.call import Call
     from metacog.senses.contract import Context
 
 NAME = "o2"
@@ -39,10 +40,10 @@ CHARS_PER_TOKEN = 4  # of a tool's result, roughly: enough to tell 5 calls from 
 MIN_LARGE = 2  # a burst needs large results to name as its cause; many small ones are work
 
 
-def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
+def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
     cfg = ctx.cfg[NAME]
     mem = memory(win, NAME)
-    if action["tool"] in EDIT_TOOLS or not action.get("ok", True):
+    if action.tool in EDIT_TOOLS or not action.ok:
         mem["work"] = True  # something a compaction would lose: what changed, what failed
     said = _fill(mem, win, ctx, cfg) if ctx.is_main else ""
     said = said or _velocity(mem, win, ctx, cfg)
@@ -50,16 +51,16 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
 
 
 def _velocity(mem: dict, win: dict, ctx: Context, cfg: dict) -> str:
-    actions = win.get("actions") or []
+    actions = ctx.calls
     calls = win.get("calls", 0)
     base_n = cfg["baseline_calls"]
     if calls <= base_n:
-        mem["base_sum"] = mem.get("base_sum", 0) + (actions[-1].get("size", 0) if actions else 0)
+        mem["base_sum"] = mem.get("base_sum", 0) + (actions[-1].size if actions else 0)
         return ""
     baseline = max(mem.get("base_sum", 0) / base_n, 1)
     recent = actions[-cfg["recent_calls"] :]
-    total = sum(a.get("size", 0) for a in recent)
-    large = [a for a in recent if a.get("size", 0) >= LARGE]
+    total = sum(a.size for a in recent)
+    large = [a for a in recent if a.size >= LARGE]
     fast = (
         total / len(recent) >= cfg["velocity_factor"] * baseline
         and total >= cfg["min_recent_bytes"]
@@ -74,14 +75,14 @@ def _velocity(mem: dict, win: dict, ctx: Context, cfg: dict) -> str:
         ]:
             return ""
     mem["quiet_until"] = calls + cfg["velocity_cooldown_calls"]
-    reads = [a for a in large if a["tool"] == "Read"]
+    reads = [a for a in large if a.tool == "Read"]
     if len(reads) >= MIN_LARGE:
         cause = f"{len(reads)} large file reads in the last {len(recent)} actions"
     else:
-        biggest = max(large, key=lambda a: a.get("size", 0))
+        biggest = max(large, key=lambda a: a.size)
         cause = (
             f"{len(large)} large results in the last {len(recent)} actions "
-            f"(biggest: {biggest['tool']} {quote(biggest['target'], 40)})"
+            f"(biggest: {biggest.tool} {quote(biggest.target, 40)})"
         )
     ratio = total / len(recent) / baseline
     return (

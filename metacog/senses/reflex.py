@@ -21,6 +21,7 @@ from metacog.senses.signal import turn as turn_of
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
+    from metacog.perception.call import Call
     from metacog.senses.contract import Context
 
 NAME = "reflex"
@@ -41,16 +42,16 @@ EDITS_CAP = 8  # distinct files edited since a problem's last failure (more: no 
 SITUATIONS = {"error": "error-loop", "mistake": "repeated-mistake", "wide": "blast-radius"}
 
 
-def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
+def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
     cfg = ctx.cfg[NAME]
     mem = memory(win, NAME)
     opened = mem.get("open")
     if not isinstance(opened, dict):
         opened = mem["open"] = {}
     calls = win.get("calls", 0)
-    if action.get("ok", True):
-        if action["tool"] in EDIT_TOOLS:
-            _edited(opened, action.get("path", ""), ctx.root)
+    if action.ok:
+        if action.tool in EDIT_TOOLS:
+            _edited(opened, action.path, ctx.root)
             # An edit that reaches far (metacog.perception.reach, as Spatial reads it): asked
             # only while its rule could still be said, so that an edit pays nothing for it
             # once it was, or where learning is off.
@@ -70,14 +71,14 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
         # signature (an identity of banner problems is a list of checksums: `problems 38…`).
         from metacog.symptoms import names_something
 
-        shown = ident if names_something(ident) else action.get("sig") or ident
+        shown = ident if names_something(ident) else action.sig or ident
         entry = {"n": 0, "turn": None, "first": calls, "sig": shown[:120], "tried": []}
     turn = turn_of(action, win)
     if entry["turn"] != turn:
         entry["n"], entry["turn"] = entry["n"] + 1, turn
         if entry.get("edits"):  # edited since the last failure, and it failed again
             entry["tried"] = [*entry["tried"], *entry["edits"]][-TRIED_CAP:]
-    entry.update(last=calls, tool=action["tool"], target=action["target"], edits=[])
+    entry.update(last=calls, tool=action.tool, target=action.target, edits=[])
     opened[problem] = entry
     while len(opened) > OPEN_CAP:
         del opened[next(iter(opened))]
@@ -96,7 +97,7 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
     return Signal(NAME, text) if text else None
 
 
-def _situation(action: dict, entry: dict, mem: dict, ctx: Context) -> Signal | None:
+def _situation(action: Call, entry: dict, mem: dict, ctx: Context) -> Signal | None:
     """The rule whose situation begins with this 2nd failure: a loop is the same error twice
     in a row (the streak metacog.facts counts); a repeated mistake
     the same refusal again, except an Edit whose old_string did not match (the next attempt,
@@ -104,7 +105,7 @@ def _situation(action: dict, entry: dict, mem: dict, ctx: Context) -> Signal | N
     person's rejections."""
     from metacog.symptoms import EDIT_MISMATCH, PER_INTENT
 
-    mistake = action.get("mistake", "")
+    mistake = action.mistake
     if mistake:
         # A rejection is the person's decision, not the agent's mistake: a person who says no
         # to two plans while reviewing is not being ignored (a quiet session, f852ad25).
@@ -116,11 +117,11 @@ def _situation(action: dict, entry: dict, mem: dict, ctx: Context) -> Signal | N
     return None
 
 
-def _matched(action: dict, entry: dict) -> str:
+def _matched(action: Call, entry: dict) -> str:
     """What a rule matched: the call, and what it met again (the identity where it names
     something, else the error's signature: entry["sig"]); within TEXT_CAP beside the longest
     lesson (91 characters), the words around it whole."""
-    call = quote(f"{action['tool']} {action['target']}".strip(), 60)
+    call = quote(f"{action.tool} {action.target}".strip(), 60)
     return f"{call} met {quote(entry['sig'], 80)} again"
 
 
@@ -156,13 +157,13 @@ def _edited(opened: dict, path: str, root: str) -> None:
             edits.append(rel)  # '' stands for a file outside the project: no resolution then
 
 
-def _passed(mem: dict, opened: dict, action: dict, calls: int, cfg: dict, ctx: Context) -> None:
+def _passed(mem: dict, opened: dict, action: Call, calls: int, cfg: dict, ctx: Context) -> None:
     """The call that failed now passes: a resolution when the edits since its last failure
     are few, inside the project, and the pass came soon after."""
     for problem in [
         k
         for k, e in opened.items()
-        if _valid(e) and e.get("tool") == action["tool"] and e.get("target") == action["target"]
+        if _valid(e) and e.get("tool") == action.tool and e.get("target") == action.target
     ]:
         entry = opened.pop(problem)
         edits = entry.get("edits") or []
@@ -175,7 +176,7 @@ def _passed(mem: dict, opened: dict, action: dict, calls: int, cfg: dict, ctx: C
             continue
         fix = {
             "files": edits,
-            "cmd": action["target"],
+            "cmd": action.target,
             "calls": calls - entry["first"] + 1,
             "at": ctx.now,
         }

@@ -7,6 +7,7 @@ from metacog.senses.signal import TEXT_CAP, Signal, memory, peek, short
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
+    from metacog.perception.call import Call
     from metacog.senses.contract import Context
 
 NAME = "spatial"
@@ -21,8 +22,8 @@ LIMITS = {"min_importers": (1, 100_000), "names_shown": (1, 20)}
 SAID_CAP = 64  # files remembered per window; the oldest is forgotten first
 
 
-def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
-    if action.get("tool") not in EDIT_TOOLS or not action.get("ok", True) or not action.get("path"):
+def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
+    if action.tool not in EDIT_TOOLS or not action.ok or not action.path:
         return None
     mem = memory(win, NAME)
     mem.pop("last", None)

@@ -9,6 +9,7 @@ from metacog.senses.signal import Signal, forget, memory, peek, quote, short
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
+    from metacog.perception.call import Call
     from metacog.senses.contract import Context
 
 NAME = "vestibular"
@@ -32,19 +33,14 @@ _WRITES = re.compile(
 )
 
 
-def _step(action: dict) -> tuple:
-    # A repeat counts only when the result repeats too: polling whose output changes is progress.
-    return (action["tool"], action["target"], action.get("result", 0))
-
-
-def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
+def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
     cfg = ctx.cfg[NAME]
     mem = memory(win, NAME)
     calls = win.get("calls", 0)
     reread = _reread(mem, action, ctx, cfg)
     asked = ctx.asked_repeat  # the person asked for repetition: none of it is circling
     nothing = _nothing_again(mem, action, calls) if not asked else None
-    actions = win.get("actions") or []
+    actions = ctx.calls
     repeat = ctx.repeat  # metacog.facts
     if calls - mem.get("quiet_until", -1) < 0:
         # Counted above, said later: a re-read or an empty search is not used up in the cooldown.
@@ -63,25 +59,25 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
         mem["quiet_until"] = calls + cfg["cooldown_calls"]
         return Signal(
             NAME,
-            f"{action['tool']} {quote(action['target'])} has found nothing {nothing[0]} times, "
+            f"{action.tool} {quote(action.target)} has found nothing {nothing[0]} times, "
             "with nothing changed between. Is what you look for somewhere else, or named otherwise?",
         )
-    if asked or action.get("waiting"):
+    if asked or action.waiting:
         # Waiting on a background job that is still running is not going in circles: the
         # polls and the pauses between them repeat by design (issue 17, class 5).
         return None
-    if repeat >= cfg["same_action"] and action.get("ok", True):
+    if repeat >= cfg["same_action"] and action.ok:
         if repeat % cfg["same_action"] == 0:
             mem["quiet_until"] = calls + cfg["cooldown_calls"]
             return Signal(
                 NAME,
-                f"{action['tool']} {quote(action['target'])} {repeat} times in a row with the "
+                f"{action.tool} {quote(action.target)} {repeat} times in a row with the "
                 "same result. What do you expect to be different next time?",
             )
         return None
     again = _again(actions, repeat)
-    if again and action.get("ok", True) and not asked:
-        key = f"{action['tool']} {action['target']}"[:200]
+    if again and action.ok and not asked:
+        key = f"{action.tool} {action.target}"[:200]
         said = mem.setdefault("again_said", [])
         if key not in said:
             said.append(key)
@@ -89,7 +85,7 @@ def feel(win: dict, action: dict, ctx: Context) -> Signal | None:
             mem["quiet_until"] = calls + cfg["cooldown_calls"]
             return Signal(
                 NAME,
-                f"{action['tool']} {quote(action['target'])} {again} times in the last "
+                f"{action.tool} {quote(action.target)} {again} times in the last "
                 f"{AGAIN_SPAN} calls with the same result and nothing edited between. What do you "
                 "expect it to show next time?",
             )
@@ -110,7 +106,7 @@ EMPTY_SPAN = 60  # calls over which an empty answer is remembered
 EMPTY_CAP = 32  # searches remembered per window
 
 
-def _nothing_again(mem: dict, action: dict, calls: int) -> list | None:
+def _nothing_again(mem: dict, action: Call, calls: int) -> list | None:
     """The count of a search or listing that has now answered "nothing" EMPTY_AT times or
     more with no edit and no writing command since the first time, and not said yet (None
     otherwise): asking again what the world already answered, however far apart (issue 17,
@@ -118,13 +114,13 @@ def _nothing_again(mem: dict, action: dict, calls: int) -> list | None:
     empty = mem.get("empty")
     if not isinstance(empty, dict):
         empty = mem["empty"] = {}
-    tool = action["tool"]
-    if tool in EDIT_TOOLS or (tool == "Bash" and _WRITES.search(action["target"])):
+    tool = action.tool
+    if tool in EDIT_TOOLS or (tool == "Bash" and _WRITES.search(action.target)):
         empty.clear()  # the world changed: an empty answer may not hold any more
         return None
-    if not action.get("empty"):
+    if not action.empty:
         return None
-    key = f"{tool} {action['target']}"[:200]
+    key = f"{tool} {action.target}"[:200]
     seen = empty.pop(key, None)
     if not isinstance(seen, list) or len(seen) != 3 or calls - seen[1] > EMPTY_SPAN:
         seen = [0, calls, 0]  # times, call of the last, said
@@ -135,7 +131,7 @@ def _nothing_again(mem: dict, action: dict, calls: int) -> list | None:
     return seen if seen[0] >= EMPTY_AT and not seen[2] else None
 
 
-def _reread(mem: dict, action: dict, ctx: Context, cfg: dict) -> tuple[str, str] | None:
+def _reread(mem: dict, action: Call, ctx: Context, cfg: dict) -> tuple[str, str] | None:
     """A file read again and again since its last edit (metacog.facts counts the reads),
     said again only when the count has doubled since it was last said."""
     key = ctx.read_key
@@ -152,7 +148,7 @@ def _reread(mem: dict, action: dict, ctx: Context, cfg: dict) -> tuple[str, str]
         last = 0
     if count >= cfg["same_read"] and count >= 2 * last:
         # Windows over the same lines count for the file: name the file, not the last window.
-        what = action["target"] if "@" in key else action["target"].split("@", 1)[0]
+        what = action.target if "@" in key else action.target.split("@", 1)[0]
         return key, (
             f"you have read {short(what)} {count} times without editing it. "
             "What are you looking for that the earlier reads did not show?"
@@ -160,35 +156,35 @@ def _reread(mem: dict, action: dict, ctx: Context, cfg: dict) -> tuple[str, str]
     return None
 
 
-def _again(actions: list, repeat: int) -> int:
+def _again(actions: list[Call], repeat: int) -> int:
     """How often the last action, with its result, came in the last AGAIN_SPAN calls with
     other calls between and no edit since its first time there (0 below AGAIN_AT): asking
     the same question of a world that did not change. Reads are Vestibular's re-reads."""
-    if not actions or actions[-1]["tool"] in ("Read", "TodoWrite") or repeat > 1:
+    if not actions or actions[-1].tool in ("Read", "TodoWrite") or repeat > 1:
         return 0
-    last = _step(actions[-1])
+    last = actions[-1].step
     recent = actions[-AGAIN_SPAN:]
-    first = next(i for i, a in enumerate(recent) if _step(a) == last)
+    first = next(i for i, a in enumerate(recent) if a.step == last)
     if any(
-        a["tool"] in EDIT_TOOLS or (a["tool"] == "Bash" and _WRITES.search(a["target"]))
+        a.tool in EDIT_TOOLS or (a.tool == "Bash" and _WRITES.search(a.target))
         for a in recent[first:]
     ):
         return 0  # something changed between: asking again is checking, not circling
-    count = sum(1 for a in recent[first:] if _step(a) == last)
-    others = {_step(a) for a in recent[first:]} - {last}
+    count = sum(1 for a in recent[first:] if a.step == last)
+    others = {a.step for a in recent[first:]} - {last}
     if len(others) < 2:
         return 0  # A, B, A, B, A: a two-step cycle, which _cycle names whole on the next call
     return count if count >= AGAIN_AT else 0
 
 
-def _cycle(actions: list, repeats: int) -> list | None:
+def _cycle(actions: list[Call], repeats: int) -> list | None:
     for length in CYCLE_LENGTHS:
         span = length * repeats
         if len(actions) < span:
             continue
-        if any(a.get("waiting") for a in actions[-span:]):
+        if any(a.waiting for a in actions[-span:]):
             continue  # sleep, poll a job still running, sleep, poll: waiting, not a cycle
-        steps = [_step(a) for a in actions[-span:]]
+        steps = [a.step for a in actions[-span:]]
         unit = steps[:length]
         if len(set(unit)) < length:
             continue  # A, A is a repeat, not a cycle
