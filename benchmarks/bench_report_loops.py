@@ -33,7 +33,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from score_labels import entries
 
-from metacog.replay import REFUSED, content_text
+from metacog.perception.tools import REFUSAL_TAG
+from metacog.replay import content_text
 
 DEFAULT_DIR = ROOT.parent / "shared" / "transcripts"
 PAUSE = 300.0  # seconds: the page draws a longer pause this wide too
@@ -79,7 +80,7 @@ def main_numbers(path: str) -> list[int]:
                 main += 1
             number = main if known and not side else 0
             text = content_text(block.get("content"), "\n")
-            is_refused = block.get("is_error") and text.lstrip().startswith(REFUSED)
+            is_refused = block.get("is_error") and text.lstrip().startswith(REFUSAL_TAG)
             (refused if is_refused else ran).append(number)
         out += refused + ran
     return out

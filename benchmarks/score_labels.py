@@ -30,7 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from metacog.replay import REFUSED, replay
+from metacog.perception.tools import REFUSAL_TAG
+from metacog.replay import replay
 from metacog.symptoms import names_something
 
 DEFAULT_DIR = ROOT.parent / "shared" / "transcripts"
@@ -90,7 +91,7 @@ def main_thread_calls(path: Path) -> list[tuple[int, bool]]:
             if (
                 block.get("is_error")
                 and isinstance(text, str)
-                and text.lstrip().startswith(REFUSED)
+                and text.lstrip().startswith(REFUSAL_TAG)
             ):
                 continue  # no hook
             out.append((main, not side))

@@ -11,15 +11,16 @@ import json
 import os
 import zlib
 
-from metacog.event import (
-    EDIT_TOOLS,  # noqa: F401 - re-exported: where the senses import it
-    FILE_TOOLS,
-    mapping,
-    text,
-    words,
-)
+from metacog.event import mapping, text, words
 from metacog.perception import novelty
 from metacog.perception.call import Call
+from metacog.perception.tools import (
+    DELEGATING_TOOLS,
+    FILE_TOOLS,
+    POLLING_TOOLS,
+    REFUSAL_TAG,
+    SEEKERS,
+)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
@@ -170,9 +171,7 @@ def failure_text(tool_response: object) -> str:
         err = tool_response.get("error")
         if isinstance(err, str) and err:
             return err
-    elif isinstance(tool_response, str) and tool_response.startswith(
-        ("Error:", "<tool_use_error>")
-    ):
+    elif isinstance(tool_response, str) and tool_response.startswith(("Error:", REFUSAL_TAG)):
         return tool_response
     return ""
 
@@ -207,10 +206,6 @@ def context_cost(tool: str, tool_input: dict, response: object, error: str) -> i
         return len(json.dumps(response))
     except (TypeError, ValueError, RecursionError):
         return 0
-
-
-# Commands that look for something: an empty answer from one is "not there".
-SEEKERS = frozenset(("grep", "rg", "ag", "find", "fd", "ls", "locate", "which", "whereis", "git"))
 
 
 def found_nothing(tool: str, tool_input: dict, response: object, error: str) -> bool:
@@ -257,7 +252,7 @@ def from_event(event: Event, now: float, outcome: bool = True) -> Call:
         error, result = event.error, 0
     else:
         error = failure_text(response)
-        if not error and tool in ("Bash", "BashOutput", "TaskOutput", "Task", "Agent"):
+        if not error and tool in ("Bash", *POLLING_TOOLS, *DELEGATING_TOOLS):
             from metacog.hidden import hidden_failure
 
             error = hidden_failure(tool, tool_input, response)
@@ -272,7 +267,7 @@ def from_event(event: Event, now: float, outcome: bool = True) -> Call:
             result = output_checksum(response) if tool == "Bash" else checksum(response)
     cost = min(event.size, context_cost(tool, tool_input, response, error))
     target = target_of(tool, tool_input, event.cwd)
-    polled = tool in ("BashOutput", "TaskOutput") and isinstance(response, dict)
+    polled = tool in POLLING_TOOLS and isinstance(response, dict)
     if polled and not error and response.get("status") == "running":
         # A background job still running: polling it is waiting.
         return make(tool, target, "", result, cost, now, event.agent, waiting=True)

@@ -10,10 +10,6 @@ from __future__ import annotations
 
 from metacog.state import clean_session_id
 
-# The tools whose input names a file (metacog.action and metacog.symptoms both read it).
-FILE_TOOLS = ("Read", "Edit", "Write", "MultiEdit", "NotebookEdit")
-# The tools that change a file (metacog.action, the senses, and novelty, which action imports).
-EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
 # Failures that are the person's doing (a refusal, an interrupt), not the agent's.
 PERSON_REFUSED = ("The user doesn't want to proceed", "[Request interrupted by user")
 

@@ -9,8 +9,8 @@ switched off (or failing) takes nothing from the others. They live in the window
 from __future__ import annotations
 
 from metacog import transcript
-from metacog.action import EDIT_TOOLS
 from metacog.perception import novelty
+from metacog.perception.tools import DELEGATING_TOOLS, EDIT_TOOLS
 from metacog.senses.contract import NO_STREAK, Streak
 from metacog.senses.signal import number
 from metacog.senses.signal import turn as turn_of
@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from metacog.perception.call import Call
     from metacog.senses.contract import Context
 
-DELEGATING_TOOLS = ("Task", "Agent")
 IDLE_GAP_S = (
     300  # a longer pause between two calls is waiting (for the person, a permission), not working
 )

@@ -7,6 +7,7 @@ from metacog import config, fsutil, learning, nervous, paths, schema, state, sum
 from metacog.event import Event
 from metacog.perception import novelty
 from metacog.perception.call import Call
+from metacog.perception.tools import FILE_TOOLS
 
 TASK_NOTIFICATION = "<task-notification>"  # a finished background agent, not the person
 PENDING_CAP = 3  # notes waiting for the main agent's next call
@@ -61,7 +62,7 @@ def _read_transcript(st: dict, event: Event, cfg: dict, state_dir: str, now: flo
                 0,
                 0,
                 now,
-                path=actions.file_of(tool_input) if name in actions.FILE_TOOLS else "",
+                path=actions.file_of(tool_input) if name in FILE_TOOLS else "",
                 prints=tuple(prints),
                 named=tuple(named),
                 refused=True,  # no hook fired: Claude Code refused it before running it

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from metacog.perception.tools import DELEGATING_TOOLS
+
 SCAN_CAP = 20000  # characters of output looked at (the end: where runners summarize)
 LINE_CAP = 400  # characters of one line looked at
 
@@ -65,7 +67,6 @@ _RAISED = re.compile(r"[A-Z]\w*(?:Error|Exception): \S")
 HIDDEN_LINES = 12
 
 
-DELEGATING = ("Task", "Agent")
 _API_ERROR = re.compile(r"API Error\b")  # not "Error handling in the API layer is …"
 
 
@@ -106,7 +107,7 @@ def hidden_failure(tool: str, tool_input: dict, response: object) -> str:
         return ""
     stdout, stderr = response.get("stdout"), response.get("stderr")
     output = "\n".join(v for v in (stdout, stderr) if isinstance(v, str))[-SCAN_CAP:]
-    if tool in DELEGATING:
+    if tool in DELEGATING_TOOLS:
         # A subagent whose whole answer is an API error did not do the work (`API Error:
         # Claude's response exceeded the 8000 output token maximum`): the call failed.
         said = _answer(response).lstrip()[:LINE_CAP]

@@ -34,10 +34,10 @@ from metacog import config, handlers, hook, state
 from metacog.event import Event
 from metacog.fsutil import Unreadable
 from metacog.handlers import HANDLERS
+from metacog.perception.tools import REFUSAL_TAG
 from metacog.senses import SENSES
 from metacog.transcript import content_text, usage_tokens
 
-REFUSED = "<tool_use_error>"
 MAX_BYTES = (
     512 * 1024 * 1024
 )  # long transcripts reach tens of MB; a larger file is refused, not read
@@ -131,7 +131,7 @@ class _Timeline:
                     continue
                 call = calls.pop(str(block.get("tool_use_id")), None) or {}
                 result = content_text(block.get("content"), "\n")
-                if block.get("is_error") and result.lstrip().startswith(REFUSED):
+                if block.get("is_error") and result.lstrip().startswith(REFUSAL_TAG):
                     # Refused before running: no hook, the transcript tells the hook.
                     self.refused.append(
                         {

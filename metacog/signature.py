@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import re
 
+from metacog.perception.tools import untagged
+
 CAP = 160
 _INPUT_CAP = 20000
 
@@ -109,7 +111,7 @@ def clean(line: str) -> str:
 
 def signature(error: str) -> str:
     """A one-line signature of at most CAP characters for an error text."""
-    error = error[:_INPUT_CAP].replace("<tool_use_error>", "").replace("</tool_use_error>", "")
+    error = untagged(error[:_INPUT_CAP])
     lines = [ln for ln in error.splitlines() if ln.strip()]
     code = m[1] if lines and (m := _EXIT.match(lines[0].strip())) else ""
     frames: list[re.Match[str]] = []

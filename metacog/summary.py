@@ -8,7 +8,8 @@ Small and bounded: counters, a few maxima, a capped list of lessons.
 
 from __future__ import annotations
 
-from metacog.action import EDIT_TOOLS, is_code
+from metacog.action import is_code
+from metacog.perception.tools import EDIT_TOOLS, READ_TOOLS, SEARCH_TOOLS
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
@@ -17,8 +18,9 @@ if TYPE_CHECKING:
 
 SCHEMA = 1
 LESSONS_CAP = 20
-READ_TOOLS = ("Read", "NotebookRead")
-SEARCH_TOOLS = ("Grep", "Glob", "LS", "WebSearch")
+# What the summary counts as a search: the project's searches and a web search, whose same
+# query answered the same way again is a search in circles too (the circular-search pattern).
+SEARCHES = (*SEARCH_TOOLS, "WebSearch")
 
 
 def new() -> dict:
@@ -77,7 +79,7 @@ def observe(summary: dict, action: Call, ctx: Context) -> None:
         summary["edits"] += 1
         if action.ok and is_code(action.path):
             summary["code_edits"] = summary.get("code_edits", 0) + 1
-    elif tool in SEARCH_TOOLS:
+    elif tool in SEARCHES:
         summary["searches"] += 1
     elif tool == "Bash":
         summary["bash"] += 1
@@ -85,7 +87,7 @@ def observe(summary: dict, action: Call, ctx: Context) -> None:
     bump_max(summary, "max_file_reads", ctx.max_reads)
     if not ctx.asked_repeat:  # repetition the person asked for is not circling
         bump_max(summary, "max_repeat", ctx.repeat)
-        if tool in SEARCH_TOOLS:
+        if tool in SEARCHES:
             bump_max(summary, "max_search_repeat", ctx.repeat)
     if ctx.is_main:
         summary["main_calls"] += 1

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import zlib
 
-from metacog.event import FILE_TOOLS
+from metacog.perception.tools import FILE_TOOLS, untagged
 from metacog.signature import clean, kind
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
@@ -94,7 +94,7 @@ def problems(error: str) -> list[list]:
     """
     if len(error) > SCAN_CAP:
         error = error[: SCAN_CAP // 2] + "\n" + error[-SCAN_CAP // 2 :]
-    error = error.replace("<tool_use_error>", "").replace("</tool_use_error>", "")
+    error = untagged(error)
     tests, placed, flagged, logged = [], [], [], []
     frame = ""
     for line in error.splitlines():

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 
 from metacog.fsutil import open_regular, parse_json, read_fd
+from metacog.perception.tools import REFUSAL_TAG
 
 READ_CAP = 4 * 1024 * 1024  # new bytes read per hook call at most
 FIRST_LOOK = 1024 * 1024  # a resumed session's history is not replayed: start near the end
@@ -183,7 +184,7 @@ def _parse(line: bytes, out: Reading, pending: dict, seen: int) -> None:
                 continue
             call = pending.pop(str(block.get("tool_use_id", ""))[:80], None)
             text = content_text(block.get("content"))
-            if block.get("is_error") is True and text.lstrip().startswith("<tool_use_error>"):
+            if block.get("is_error") is True and text.lstrip().startswith(REFUSAL_TAG):
                 name, tool_input, turn = (
                     call if isinstance(call, list) and len(call) == 3 else ("?", {}, 0)
                 )

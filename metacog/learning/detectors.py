@@ -25,6 +25,7 @@ import math
 from metacog import senses as _senses
 from metacog.config import DEFAULTS
 from metacog.learning import settings
+from metacog.perception.tools import READ_TOOLS, SEARCH_TOOLS, WEB_TOOLS
 
 # Summary fields the detectors read (metacog.summary); anything else there is ignored, and
 # one missing reads as 0: a summary written before "wide_edits" (edits to a file with at
@@ -211,9 +212,6 @@ BY_ID = {d.id: d for d in DETECTORS}
 # The config sections the detectors and lessons read: config.DEFAULTS' own entries, not a copy
 # (a detector without one fails here, at import, rather than at the first session end).
 CONFIG_DEFAULTS: dict[str, dict] = {name: DEFAULTS[name] for name in (*BY_ID, MOTOR)}
-_READ = ("Read", "NotebookRead")
-_SEARCH = ("Grep", "Glob", "LS")
-_DOCS = ("WebFetch", "WebSearch")
 
 
 def _number(value: object) -> float:
@@ -250,11 +248,11 @@ def strategy(lesson: object) -> str:
         or not isinstance(lesson.get("sig"), str)
     ):
         return ""
-    if then in _DOCS:
+    if then in WEB_TOOLS:
         return "resolve-docs"
-    if then in _READ:
+    if then in READ_TOOLS:
         return "resolve-read"
-    if then in _SEARCH:
+    if then in SEARCH_TOOLS:
         return "resolve-search"
     if then != failed:
         return "resolve-other-tool"

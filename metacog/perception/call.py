@@ -12,8 +12,9 @@ direct hook call would pay (metacog.event says the same of the payload).
 
 from __future__ import annotations
 
-# The person's own no (a refusal of permission, an interrupt): an outcome that is not the
-# agent's failure (metacog.symptoms names these mistakes).
+# Kinds of mistake that are the person's decision (an edit rejected, a call interrupted; named
+# by metacog.symptoms): the person speaking is not the world answering, and no obstacle of the
+# agent's own making.
 PERSON = frozenset(("rejected", "interrupted"))
 
 _FIELDS = (

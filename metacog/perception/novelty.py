@@ -26,8 +26,9 @@ import itertools
 import re
 import zlib
 
-from metacog.event import EDIT_TOOLS
 from metacog.perception import turns
+from metacog.perception.call import PERSON
+from metacog.perception.tools import EDIT_TOOLS, NO_ANSWER
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
@@ -46,11 +47,6 @@ TEXT_CAP = 20000  # characters of a result looked at, head and tail
 LINE_CAP = 300  # characters of one line
 LEAF_CAP = 2000  # values of a structured result visited at most
 LEAF_DEPTH = 4  # how deep a structured result of an unknown tool is walked for its text
-# Tools whose result is the change they made, not an answer: an edit's payload echoes the file.
-_NO_ANSWER = frozenset(("Edit", "Write", "MultiEdit", "NotebookEdit", "TodoWrite"))
-# Kinds of mistake that are the person's decision (an edit rejected, a call interrupted): the
-# person speaking is not the world answering, and is no obstacle of the agent's own making.
-PERSON = frozenset(("rejected", "interrupted"))
 # A word of a command that is a place: it holds a `/` or ends in a file's extension.
 _PLACE_WORD = re.compile(r"^[^-'\"`|&;<>(){}$=][^'\"`|&;<>(){}$]*(?:/|\.\w{1,8})$")
 
@@ -76,7 +72,7 @@ def nothing(tool: str, tool_input: dict) -> int:
 def answer_text(tool: str, response: object) -> str:
     """What a successful call answered, as text: a command's output, a file's content, the
     matches of a search, and for any other tool the text its result carries."""
-    if tool in _NO_ANSWER:
+    if tool in NO_ANSWER:
         return ""
     if isinstance(response, str):
         return response
@@ -324,7 +320,7 @@ def _echoes(mem: dict, action: Call, prints: list, gain: float, calls: int) -> b
     (a script's `except: print(e)`, `|| true`, a pipe into `tail`) is the same wall met
     again, whatever its words and whatever the exit code says."""
     walls = mem.get("walls")
-    if gain or not prints or not isinstance(walls, dict) or action.tool in _NO_ANSWER:
+    if gain or not prints or not isinstance(walls, dict) or action.tool in NO_ANSWER:
         return False
     for line in prints:
         shown = [walls.get(key) for key in _keys([line])]
@@ -363,7 +359,8 @@ def _walls(mem: dict, prints: list, calls: int) -> None:
 
 def is_obstacle(action: Call) -> bool:
     """Whether the call met an obstacle: it failed, was refused, interrupted or timed out (its
-    outcome is not ok), or a question came back empty; the person's own no is not one."""
+    outcome is not ok), or a question came back empty; the person's own no (PERSON: the
+    person speaking is not the world answering) is not one."""
     if action.empty:
         return True
     return not action.ok and action.mistake not in PERSON

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import time
 
-from metacog.event import EDIT_TOOLS
+from metacog.perception.tools import EDIT_TOOLS
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:

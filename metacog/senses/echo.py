@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from metacog.action import EDIT_TOOLS, is_code
+from metacog.action import is_code
+from metacog.perception.tools import EDIT_TOOLS
 from metacog.senses.signal import Signal, memory, peek, short
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 
-from metacog.action import EDIT_TOOLS
 from metacog.perception.novelty import call_key
+from metacog.perception.tools import EDIT_TOOLS
 from metacog.senses.contract import problems_of
 from metacog.senses.signal import Signal, memory, peek, quote
 from metacog.senses.signal import turn as turn_of

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from metacog import transcript
-from metacog.action import EDIT_TOOLS
+from metacog.perception.tools import EDIT_TOOLS
 from metacog.senses.signal import Signal, memory, peek, quote, short
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)

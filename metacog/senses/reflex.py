@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 
-from metacog.action import EDIT_TOOLS
+from metacog.perception.tools import EDIT_TOOLS
 from metacog.senses.signal import Signal, memory, peek, quote
 from metacog.senses.signal import turn as turn_of
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from metacog.action import EDIT_TOOLS
+from metacog.perception.tools import EDIT_TOOLS
 from metacog.senses.signal import TEXT_CAP, Signal, memory, peek, short
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from metacog.action import EDIT_TOOLS
+from metacog.perception.tools import EDIT_TOOLS
 from metacog.senses.signal import Signal, forget, memory, peek, quote, short
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
