@@ -34,9 +34,15 @@ from metacog import config, handlers, hook, state
 from metacog.event import Event
 from metacog.fsutil import Unreadable
 from metacog.handlers import HANDLERS
-from metacog.perception.tools import REFUSAL_TAG
 from metacog.senses import SENSES
-from metacog.transcript import content_text, usage_tokens
+from metacog.transcript import (
+    content_text,
+    refused,
+    response_id,
+    tool_results,
+    tool_uses,
+    usage_tokens,
+)
 
 MAX_BYTES = (
     512 * 1024 * 1024
@@ -113,25 +119,21 @@ class _Timeline:
         agent = (
             {"agent_id": "sidechain", "agent_type": "subagent"} if entry.get("isSidechain") else {}
         )
-        content = message.get("content") if isinstance(message.get("content"), list) else []
         if entry.get("type") == "attachment":
             self._attachment(entry.get("attachment"), clock)
         elif entry.get("type") == "assistant":
             self._usage(message)
-            for block in content:
-                if isinstance(block, dict) and block.get("type") == "tool_use":
-                    calls[str(block.get("id"))] = block
+            for block in tool_uses(message):
+                calls[block["id"]] = block
         elif entry.get("type") == "user":
             prompt = _prompt(entry)
             if prompt is not None and not agent:
                 self.prompts.append(clock)
                 return [{**base, "hook_event_name": "UserPromptSubmit", "prompt": prompt}]
-            for block in content:
-                if not (isinstance(block, dict) and block.get("type") == "tool_result"):
-                    continue
+            for block in tool_results(message):
                 call = calls.pop(str(block.get("tool_use_id")), None) or {}
                 result = content_text(block.get("content"), "\n")
-                if block.get("is_error") and result.lstrip().startswith(REFUSAL_TAG):
+                if refused(block, result):
                     # Refused before running: no hook, the transcript tells the hook.
                     self.refused.append(
                         {
@@ -171,10 +173,10 @@ class _Timeline:
         return out
 
     def _usage(self, message: dict) -> None:
-        mid = message.get("id")
-        if isinstance(mid, str) and mid == self.response:
+        mid = response_id(message)
+        if mid and mid == self.response:
             return
-        self.response = mid if isinstance(mid, str) else ""
+        self.response = mid
         usage = message.get("usage")
         output = usage.get("output_tokens") if isinstance(usage, dict) else 0
         self.tokens += usage_tokens(usage) + (

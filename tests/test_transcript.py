@@ -1,0 +1,46 @@
+"""metacog.transcript: how a transcript line's blocks are read, the same for the hook and replay."""
+
+from __future__ import annotations
+
+from metacog.transcript import refused, response_id, tool_results, tool_uses
+
+
+def test_the_calls_of_a_message_are_its_tool_use_blocks_with_an_id() -> None:
+    message = {
+        "id": "msg_1",
+        "content": [
+            {"type": "text", "text": "I will run it"},
+            {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}},
+            {"type": "tool_use", "name": "Read"},  # no id: nothing to pair its result with
+            {"type": "tool_use", "id": 7, "name": "Read"},
+            "junk",
+        ],
+    }
+    assert [b["id"] for b in tool_uses(message)] == ["toolu_1"]
+    assert list(tool_uses({"content": "text"})) == []
+
+
+def test_the_results_of_a_message_are_its_tool_result_blocks() -> None:
+    message = {
+        "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"},
+            {"type": "text", "text": "the person's words"},
+            None,
+        ]
+    }
+    assert [b["tool_use_id"] for b in tool_results(message)] == ["toolu_1"]
+    assert list(tool_results({})) == []
+
+
+def test_a_refusal_is_an_error_that_claude_code_wrapped_in_its_tag() -> None:
+    text = "<tool_use_error>File has not been read yet.</tool_use_error>"
+    assert refused({"is_error": True}, text)
+    assert refused({"is_error": True}, "  " + text)
+    assert not refused({"is_error": False}, text)  # the tag quoted in a passing result
+    assert not refused({"is_error": "true"}, text)
+    assert not refused({"is_error": True}, "Exit code 1\n<tool_use_error>")  # a failure that ran
+
+
+def test_a_response_is_named_by_its_message_id_capped() -> None:
+    assert response_id({"id": "msg_" + "x" * 200}) == ("msg_" + "x" * 200)[:80]
+    assert response_id({"id": 3}) == response_id({}) == ""
