@@ -11,10 +11,10 @@ from metacog.perception.tools import FILE_TOOLS
 
 TASK_NOTIFICATION = "<task-notification>"  # a finished background agent, not the person
 PENDING_CAP = 3  # notes waiting for the main agent's next call
-# Replay's list of what perception read of each call it felt ((gain, news, obstacle), in order),
-# so that the report's loops are found from the same facts as the senses; None in the
-# live hook, which keeps nothing of it.
-READINGS: list[tuple[float, int, bool]] | None = None
+# Replay's list of the calls the hook felt, in order, each with what perception read of it
+# (call, gain, news, obstacle): replay records the hook's own Call, and the report's loops
+# are found from the same facts as the senses. None in the live hook, which keeps nothing.
+FELT: list[tuple[Call, float, int, bool]] | None = None
 
 
 def reply(event: str, agent_text: str = "", person_text: str = "") -> dict | None:
@@ -121,8 +121,8 @@ def _feel(
         st["errors"] = st.get("errors", 0) + 1
     ctx = nervous.Context(cfg, st, win, event, now, state_dir, root)
     signals = nervous.feel(win, call, ctx)
-    if READINGS is not None:
-        READINGS.append((ctx.gain, ctx.news, ctx.obstacle))
+    if FELT is not None:
+        FELT.append((call, ctx.gain, ctx.news, ctx.obstacle))
     summary.observe(totals, call, ctx)
     for signal in signals:
         summary.fired(totals, signal.sense)

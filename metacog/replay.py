@@ -34,6 +34,7 @@ from metacog import config, handlers, hook, state
 from metacog.event import Event
 from metacog.fsutil import Unreadable
 from metacog.handlers import HANDLERS
+from metacog.perception.call import Call
 from metacog.senses import SENSES
 from metacog.transcript import (
     content_text,
@@ -307,11 +308,13 @@ def _replay(
                         payload["transcript_path"] = scratch
                         now = payload.pop("_ts")
                         sent = len(json.dumps(payload).encode())
-                        if payload["hook_event_name"].startswith("PostToolUse"):
+                        tool = payload["hook_event_name"].startswith("PostToolUse")
+                        if tool:
                             tool_calls += 1
-                            # Recorded first: the hook now shares the payload's values.
-                            _record(calls, by_id, {**payload, "_ts": now}, timeline, sent)
+                            record = {**payload, "_ts": now}  # before the hook shares its values
                         body = _handle(payload, sent, state_dir, now)
+                        if tool:
+                            _record(calls, by_id, record, timeline, sent, _felt())
                         _read_back(calls)
                         if body:
                             before, fired = fired, _fired(state_dir)
@@ -367,11 +370,11 @@ def _replay(
 def _held() -> Iterator[None]:
     """The session's state and the settings kept in this process for the replay (state.HELD,
     config.HELD): the live hook's path is unchanged, and what the senses read is the same."""
-    state.HELD, config.HELD, handlers.READINGS = {}, {}, []
+    state.HELD, config.HELD, handlers.FELT = {}, {}, []
     try:
         yield
     finally:
-        state.HELD = config.HELD = handlers.READINGS = None
+        state.HELD = config.HELD = handlers.FELT = None
 
 
 def _handle(payload: dict, size: int, state_dir: str, now: float) -> dict | None:
@@ -394,13 +397,28 @@ def _memory_dir() -> str | None:
     return shm if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) else None
 
 
+def _felt() -> Call | None:
+    """The call of the payload the hook just handled, as the hook built it: the last call it
+    felt, after the refused calls it read from the transcript (None if it felt none)."""
+    felt = handlers.FELT
+    return felt[-1][0] if felt and not felt[-1][0].refused else None
+
+
 def _record(
-    calls: list[dict], by_id: dict[str, int], payload: dict, timeline: _Timeline, size: int = 0
+    calls: list[dict],
+    by_id: dict[str, int],
+    payload: dict,
+    timeline: _Timeline,
+    size: int = 0,
+    felt: Call | None = None,
 ) -> None:
-    """One call as the senses saw it: the hook's own action record, and the tokens of the
-    responses since the previous call (the response that made this call among them)."""
+    """One call as the senses saw it: the hook's own record of it (`felt`; built here for a
+    call the hook did not feel: refused, or a payload over the hook's cap), and the tokens of
+    the responses since the previous call (the response that made this call among them)."""
     now = payload["_ts"]
-    if payload.get("hook_event_name"):
+    if felt is not None:
+        call = felt
+    elif payload.get("hook_event_name"):
         call = actions.from_event(Event(payload, size), now, outcome=False)
     else:  # refused: no hook fired; the hook builds these from the transcript, in the main window
         name = payload.get("tool_name") or "?"
@@ -415,7 +433,7 @@ def _record(
             refused=True,
         )
     act = call.record()
-    for field in ("result", "size", "path"):  # the report reads none of them
+    for field in ("result", "size", "path", "turn"):  # the report reads none of them
         act.pop(field, None)
     act["tokens"], timeline.tokens = timeline.tokens, 0
     call_id = payload.get("tool_use_id")
@@ -425,15 +443,15 @@ def _record(
 
 
 def _read_back(calls: list[dict]) -> None:
-    """Give the calls the hook just felt what perception read of them (handlers.READINGS):
+    """Give the calls the hook just felt what perception read of them (handlers.FELT):
     the call of the payload last, the refused calls it read from the transcript before it.
     They are the latest calls not given theirs yet, matched from the end (a refused call
     the hook did not read, a call it never felt, keeps none)."""
-    felt = handlers.READINGS
+    felt = handlers.FELT
     if not felt:
         return
     i = len(calls) - 1
-    for gain, news, obstacle in reversed(felt):
+    for _, gain, news, obstacle in reversed(felt):
         if i < 0 or "gain" in calls[i]:
             break
         calls[i].update(gain=round(gain, 3), news=news, obstacle=obstacle)
