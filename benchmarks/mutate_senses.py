@@ -48,12 +48,18 @@ LAX_ENV = "METACOG_MUTATE_LAX"  # "1": the strict mode's record is not written (
 PTH = "zz_metacog_mutate_senses.pth"
 # The name-based selection: the files named for a sense or for what drives the senses.
 NAMED = (
-    "test_senses.py",
-    "test_spatial.py",
+    "test_chronos.py",
+    "test_drift.py",
+    "test_echo.py",
     "test_habit.py",
     "test_nociception.py",
+    "test_o2.py",
     "test_reflex.py",
-    "test_perception.py",
+    "test_spatial.py",
+    "test_vestibular.py",
+    "test_nervous.py",
+    "test_hidden.py",
+    "test_symptoms.py",
     "test_contract.py",
     "test_hook_events.py",
     "test_cli_replay.py",

@@ -79,3 +79,43 @@ def edit(path: str, n: int = 0) -> dict:
     payload["tool_input"].update(file_path=path, new_string=f"return {n}")
     payload["tool_response"]["filePath"] = path
     return payload
+
+
+def prompt(text: str) -> dict:
+    return captured("UserPromptSubmit", prompt=text)
+
+
+def refused(tool: str, error: str, **tool_input: object) -> dict:
+    """A call of any tool that failed with `error` (blocked, rejected, not found…)."""
+    payload = captured("PostToolUseFailure", "Bash", error=error, tool_input=tool_input)
+    payload["tool_name"] = tool
+    return payload
+
+
+def grep(pattern: str, found: int = 0) -> dict:
+    return captured(
+        "PostToolUse",
+        "Grep",
+        tool_input={"pattern": pattern, "path": "/home/dev/project"},
+        tool_response={
+            "mode": "files_with_matches",
+            "filenames": ["src/app.py"] * found,
+            "numFiles": found,
+        },
+    )
+
+
+BLOCKED = "Permission to use {tool} has been denied. IMPORTANT: You *may* attempt to accomplish this action using other tools"
+
+
+# Sequences: what the agent heard after each call of one.
+
+T0 = 1_800_000_000.0
+
+
+def said(payloads: list[dict]) -> list[str]:
+    return [agent_text(send(p, now=T0 + i)) for i, p in enumerate(payloads)]
+
+
+def texts(payloads: list[dict], start: float = T0, step: float = 1.0) -> list[str]:
+    return [agent_text(send(p, now=start + i * step)) for i, p in enumerate(payloads)]

@@ -1,5 +1,6 @@
-"""The classes of stuck work that no streak shows (issue 11), each as a short sequence of
-real-shaped payloads, and the look-alikes that are progress.
+"""metacog.senses.habit: the same problem or mistake back across the session, with other work
+between (stuck work no streak shows), each as a short sequence of real-shaped payloads, and
+the look-alikes that are progress.
 
 Failures carry the texts real sessions printed (../shared/transcripts), shortened.
 """
@@ -8,17 +9,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hooktest import agent_text, bash, captured, edit, failed, read, send
+from hooktest import (
+    BLOCKED,
+    T0,
+    agent_text,
+    bash,
+    captured,
+    edit,
+    failed,
+    read,
+    refused,
+    said,
+    send,
+)
 from transcripts import Transcript
 
-T0 = 1_800_000_000.0
+from metacog.symptoms import mistake
 
-
-def said(payloads: list[dict]) -> list[str]:
-    return [agent_text(send(p, now=T0 + i)) for i, p in enumerate(payloads)]
-
-
-# 1. The same error with other calls between --------------------------------------------
+# The same error with other calls between -----------------------------------------------
 
 FORBIDDEN = "Exit code 1\nHTTP 403: Resource not accessible by integration (https://api.github.com/repos/o/r/issues)"
 
@@ -60,7 +68,74 @@ def test_the_same_type_error_across_four_builds_with_fixes_between() -> None:
     assert sum(bool(s) for s in out) == 1
 
 
-# 2. A habit: the same mistake, each time fixed in one call ------------------------------
+TYPE_ERROR = "Exit code 2\nsrc/config.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'."
+
+
+def test_the_same_error_patched_the_same_way_each_time() -> None:
+    # Fixed, passing, and back: a pass of the command does not make the next time the first.
+    calls = []
+    for n in range(6):
+        calls += [
+            failed("npx tsc --noEmit", TYPE_ERROR),
+            edit("/home/dev/project/src/config.ts", n),
+            bash("npx tsc --noEmit", ""),
+            read(f"/home/dev/project/src/m{n}.ts"),
+        ]
+    out = said(calls)
+    spoken = [i for i, s in enumerate(out) if s]
+    assert spoken == [8, 20], out  # the 3rd time, and the 6th: it went on after it was told
+    assert "for the 3rd time this session" in out[8] and "TS2322" in out[8]
+    assert "for the 6th time this session" in out[20]
+
+
+def test_one_error_fixed_then_others_is_progress() -> None:
+    calls = [failed("npx tsc --noEmit", TYPE_ERROR), edit("/home/dev/project/src/config.ts", 0)]
+    for n, message in enumerate(
+        (
+            "Cannot find name 'foo'.",
+            "Property 'bar' does not exist on type 'X'.",
+            "Argument of type 'null' is not assignable.",
+        )
+    ):
+        calls += [
+            failed("npx tsc --noEmit", f"Exit code 2\nsrc/m{n}.ts(3,1): error TS2304: {message}"),
+            edit(f"/home/dev/project/src/m{n}.ts", n),
+        ]
+    assert not any(said(calls))
+
+
+def test_a_health_check_that_fails_while_the_server_boots() -> None:
+    down = "Exit code 7\ncurl: (7) Failed to connect to localhost port 3000: Connection refused"
+    calls = []
+    for n in range(4):
+        calls += [
+            edit("/home/dev/project/src/api.ts", n),
+            failed("curl -sf localhost:3000/health", down),
+            bash("sleep 2", ""),
+            bash("curl -sf localhost:3000/health", '{"ok":true}'),
+        ]
+    assert not any(said(calls))
+
+
+def test_a_line_that_names_nothing_is_never_the_same_problem() -> None:
+    # The ssh banner every command to that host prints, beside a different problem each time.
+    banner = "Unauthorized access to this system is forbidden and will be prosecuted"
+    calls = []
+    for n, problem in enumerate(
+        (
+            "npm ci can only install with an existing package-lock.json",
+            "connect ECONNREFUSED 127.0.0.1:5432",
+            'password authentication failed for user "api"',
+        )
+    ):
+        calls += [
+            failed(f"ssh host 'deploy {n}'", f"Exit code 1\n{banner}\n{problem}"),
+            bash(f"git log -{n + 1}", f"commit {n}"),
+        ]
+    assert not any(said(calls))
+
+
+# The same mistake, each time fixed in one call -------------------------------------------
 
 
 def test_edit_before_read_again_and_again(tmp_path: Path) -> None:
@@ -105,7 +180,7 @@ def test_an_ambiguous_old_string_is_not_a_habit(tmp_path: Path) -> None:
     assert out == [""] * 8
 
 
-# 3. Refusals and blocked calls ---------------------------------------------------------
+# Refusals and blocked calls, whichever tool meets them ------------------------------------
 
 
 def test_a_command_the_permissions_block_again_and_again(tmp_path: Path) -> None:
@@ -134,7 +209,67 @@ def test_no_such_tool_three_times(tmp_path: Path) -> None:
     assert out[:2] == ["", ""] and out[2]
 
 
-# 4. A cycle with no change --------------------------------------------------------------
+def test_a_blocked_target_approached_by_three_tools_is_one_obstacle() -> None:
+    assert mistake("Bash", BLOCKED.format(tool="Bash")) == mistake(
+        "Read", BLOCKED.format(tool="Read")
+    )
+    calls = [
+        refused("Bash", BLOCKED.format(tool="Bash"), command="cat ~/.claude/settings.json"),
+        bash("git status", "On branch main"),
+        refused("Read", BLOCKED.format(tool="Read"), file_path="/home/dev/.claude/settings.json"),
+        bash("git log -1", "abc"),
+        refused("Grep", BLOCKED.format(tool="Grep"), pattern="hooks", path="/home/dev/.claude"),
+    ]
+    out = said(calls)
+    assert not any(out[:4])
+    assert "permissions do not allow" in out[4]
+
+
+def test_a_command_that_never_returns_again_and_again() -> None:
+    hung = "Command timed out after 2m 0.0s"
+    calls = []
+    for n, command in enumerate(("npm run dev", "npx vite", "npm start")):
+        calls += [failed(command, hung), bash(f"curl -s localhost:517{n}", "")]
+    out = said(calls)
+    assert "did not return" in out[4] and not any(out[:4])
+
+
+def test_a_command_that_asks_for_input_again_and_again() -> None:
+    calls = []
+    for n, command in enumerate(("npx create-next-app web", "npm init", "npx prisma migrate dev")):
+        error = (
+            f"Exit code 1\n? Would you like to continue? ›\nError: EOF when reading a line ({n})"
+        )
+        calls += [failed(command, error), bash(f"git log -{n + 1}", f"c{n}")]
+    out = said(calls)
+    assert "stopped to ask for input" in out[4] and not any(out[:4])
+
+
+def test_an_mcp_server_that_is_not_connected_whichever_tool_is_called() -> None:
+    calls = []
+    for n, tool in enumerate(("mcp__attio__search", "mcp__attio__get", "mcp__attio__create")):
+        calls += [
+            refused(tool, 'Error: MCP server "attio" is not connected'),
+            bash(f"git log -{n + 1}", f"c{n}"),
+        ]
+    out = said(calls)
+    assert "tool that is not available" in out[4]
+
+
+def test_different_obstacles_are_exploring() -> None:
+    calls = [
+        refused("Bash", BLOCKED.format(tool="Bash"), command="cat ~/.ssh/config"),
+        failed("npm run dev", "Command timed out after 2m 0.0s"),
+        refused(
+            "Write",
+            "File has not been read yet. Read it first before writing to it.",
+            file_path="/home/dev/project/a.py",
+        ),
+    ]
+    assert not any(said(calls))
+
+
+# A cycle with no change ------------------------------------------------------------------
 
 
 def test_kill_restart_poll_with_a_new_pid_each_time() -> None:
@@ -156,54 +291,7 @@ def test_kill_restart_poll_with_a_new_pid_each_time() -> None:
     assert "pkill -f 'node server.js'` 3 times in the last 8 calls with the same result" in out[6]
 
 
-# 5. Failures that exit 0 -----------------------------------------------------------------
-
-
-def test_a_test_run_piped_into_tail_that_prints_failures() -> None:
-    run = bash(
-        "uv run pytest -q 2>&1 | tail -3",
-        "FAILED tests/test_cache.py::test_valid_cache - AssertionError: assert 'link' in html\n"
-        "1 failed, 20 passed in 1.2s",
-    )
-    out = said(
-        [
-            run,
-            edit("/home/dev/project/src/cache.py", 1),
-            run,
-            edit("/home/dev/project/src/cache.py", 2),
-            run,
-        ]
-    )
-    assert out[4].startswith("metacog: the same error 3 times in a row")
-    assert "test_valid_cache" in out[4]
-
-
-def test_a_background_shell_that_failed() -> None:
-    poll = captured(
-        "PostToolUse",
-        "Bash",
-        tool_name="BashOutput",
-        tool_input={"bash_id": "7d95c5"},
-        tool_response={
-            "shellId": "7d95c5",
-            "command": "npm run dev",
-            "status": "completed",
-            "exitCode": 1,
-            "stdout": "",
-            "stderr": "Error: Cannot find module 'next'",
-        },
-    )
-    restart = bash("npm run dev &", "Command running in background with ID: 7d95c5")
-    out = said([poll, restart, poll, restart, poll])
-    assert "Cannot find module 'next'" in out[4]
-
-
-def test_a_grep_that_prints_failed_is_not_a_failure() -> None:
-    grep = bash("grep -rn 'FAILED' tests/", "tests/test_x.py:3: # FAILED tests/test_y.py::test_z")
-    assert said([grep] * 3) == ["", "", ""]
-
-
-# 6. The same command failing with the same exit code, nothing edited ---------------------
+# The same command failing with the same exit code, nothing edited ------------------------
 
 
 def test_a_missing_command_with_varying_text() -> None:
@@ -224,7 +312,7 @@ def test_the_same_exit_1_with_other_messages_is_exploring() -> None:
     assert said([failed("python -m app", e) for e in errors]) == ["", "", ""]
 
 
-# 7. Banners are not the error: progress on compile errors ------------------------------------
+# Banners are not the error: progress on compile errors ------------------------------------
 
 
 def test_go_build_with_a_new_error_each_round_is_progress() -> None:
@@ -279,7 +367,7 @@ def test_a_shrinking_failure_count_is_progress() -> None:
     assert out == [""] * 8
 
 
-# 8. One at a time: a linter re-run after each single fix ---------------------------------------
+# One at a time: a linter re-run after each single fix -------------------------------------
 
 
 def test_a_linter_rerun_after_each_single_fix() -> None:
@@ -365,26 +453,6 @@ def test_pytest_collection_banners_are_not_the_problem() -> None:
     assert out == [""] * 6
 
 
-def test_a_green_run_whose_test_name_says_timed_out() -> None:
-    green = bash(
-        "npm test",
-        "PASS src/api.test.ts\n  ✓ retries when the request timed out (12 ms)\n"
-        "Tests: 14 passed, 14 total",
-    )
-    assert (
-        said(
-            [
-                green,
-                edit("/home/dev/project/src/api.ts", 1),
-                green,
-                edit("/home/dev/project/src/api.ts", 2),
-                green,
-            ]
-        )
-        == [""] * 5
-    )
-
-
 def test_missing_packages_and_headers_are_not_a_wrong_cwd() -> None:
     errors = [
         (
@@ -407,23 +475,6 @@ def test_git_failing_three_ways_with_exit_128_is_exploring() -> None:
         "remote: Permission to o/r.git denied to bot.\nfatal: unable to access: The requested URL returned error: 403",
     ]
     assert said([failed("git push", f"Exit code 128\n{e}") for e in errors]) == ["", "", ""]
-
-
-def test_hostile_lines_are_read_in_linear_time() -> None:
-    # A pattern that backtracks would hang here, not fail: every line is a worst case.
-    from metacog import hidden, symptoms
-
-    for line in (
-        "=" * 10000 + "x",
-        "-" * 10000 + "x",
-        "_" * 10000 + "x",
-        "!" * 10000 + "x",
-        "= " + "1 failed " * 1000 + "=" * 3000 + "x",
-        "cat: " + "a/" * 5000 + ": nope",
-    ):
-        symptoms.problems("Exit code 1\n" + line)
-        symptoms.mistake("Bash", line)
-        hidden.hidden_failure("Bash", {"command": "pytest"}, {"stdout": line, "stderr": line})
 
 
 def test_damaged_sense_memory_does_not_stop_the_session_sensing(isolated_home) -> None:

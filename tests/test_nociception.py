@@ -2,11 +2,29 @@
 
 from __future__ import annotations
 
+import copy
 import itertools
+from pathlib import Path
 
-from hooktest import agent_text, captured, send
+from hooktest import (
+    BLOCKED,
+    T0,
+    agent_text,
+    bash,
+    captured,
+    failed,
+    grep,
+    read,
+    refused,
+    said,
+    send,
+    texts,
+)
+from hooktest import edit as edit_file
+from transcripts import Transcript
 
 from metacog.perception.call import Call
+from metacog.symptoms import mistake
 
 
 def bash_failure(error: str, command: str = "pytest -x") -> dict:
@@ -92,7 +110,8 @@ def test_success_of_the_failing_command_resolves_the_streak() -> None:
     ok = captured("PostToolUse", "Bash", tool_input={"command": "pytest -x", "description": "x"})
     assert send(ok) is None
     # A new streak of one: no "same error in a row". (That it is back a 3rd time across the
-    # session is Habit's to say: tests/test_perception.py, class 4.)
+    # session is Habit's to say: tests/test_habit.py,
+    # test_the_same_error_patched_the_same_way_each_time.)
     assert "in a row" not in agent_text(send(bash_failure(TRACE)))
 
 
@@ -292,3 +311,231 @@ def test_a_streak_of_nothing_new_with_nothing_met_before_it_is_the_streaks_to_co
     send(captured("PostToolUse", "Bash", tool_input={"command": "cat deploy.log"}))
     texts = [agent_text(send(bash_failure(DOWN, command="make deploy-all"))) for _ in range(2)]
     assert texts == ["", ""], texts
+
+
+# What the streak quotes: the problem that names something, else the call --------------
+
+
+W292 = (
+    "Exit code 1\nW292 [*] No newline at end of file\n --> src/m{n}.py:6:14\n  |\nFound 1 error.\n"
+)
+
+
+def test_the_same_rule_after_every_write_is_a_habit() -> None:
+    # mcp-venus-os 2773c7f118: a Write without a final newline, a lint failure, `echo >>`, again.
+    calls = []
+    for n in range(3):
+        calls += [
+            edit_file(f"/home/dev/project/src/m{n}.py", n),
+            failed(f"uv run ruff check src/m{n}.py", W292.format(n=n)),
+            bash(f'echo "" >> src/m{n}.py && uv run ruff check src/m{n}.py', "All checks passed!"),
+        ]
+    out = said(calls)
+    assert not any(out[:7])
+    assert "`W292 [*] No newline at end of file`" in out[7]  # as a streak or a habit
+
+
+def test_three_different_rules_once_each_are_not_a_habit() -> None:
+    calls = []
+    for n, code in enumerate(
+        (
+            "W292 [*] No newline at end of file",
+            "F401 `os` imported but unused",
+            "E501 Line too long (120 > 100)",
+        )
+    ):
+        calls += [
+            edit_file(f"/home/dev/project/src/m{n}.py", n),
+            failed(
+                f"uv run ruff check src/m{n}.py", f"Exit code 1\n{code}\n --> src/m{n}.py:1:1\n"
+            ),
+        ]
+    assert not any(said(calls))
+
+
+def test_a_loop_on_a_failure_that_names_nothing_quotes_the_call() -> None:
+    calls = [
+        failed(
+            "npm run build",
+            "Exit code 1\nnpm error\nnpm error A complete log of this run can be found in",
+        )
+    ] * 3
+    out = said(calls)
+    assert "the same error 3 times in a row" in out[2]
+    assert "Bash `npm run build`" in out[2] and "`npm error" not in out[2]
+
+
+# The person's no: a call rejected or stopped again and again --------------------------
+
+
+REJECTED = (
+    "The user doesn't want to proceed with this tool use. The tool use was rejected "
+    "(eg. if it was a file edit, the new_string was NOT written to the file)."
+)
+
+
+def test_the_person_rejecting_the_same_command_again_and_again() -> None:
+    assert mistake("Bash", REJECTED) == "rejected"
+    calls = []
+    for n in range(3):
+        calls += [
+            failed(f"git push --force origin fix{n}", REJECTED),
+            bash(f"git log -{n + 1}", f"c{n}"),
+        ]
+    out = said(calls)
+    assert "the person rejected" in out[4] and "git push" in out[4] and not any(out[:4])
+
+
+def test_a_person_reviewing_edits_rejects_each_proposal_once() -> None:
+    # claude-code-log 0d3a8e6f: three edits of different files rejected while reviewing.
+    calls = []
+    for n in range(3):
+        calls += [
+            refused("Edit", REJECTED, file_path=f"/home/dev/project/src/m{n}.py"),
+            read(f"/home/dev/project/src/m{n}.py"),
+        ]
+    assert not any(said(calls))
+
+
+def test_rejections_of_different_pages_and_of_commands_after_cd() -> None:
+    calls = []
+    for page in ("dashboard", "settings", "billing"):
+        calls += [
+            refused("Edit", REJECTED, file_path=f"/home/dev/project/app/{page}/page.tsx"),
+            read(f"/home/dev/project/app/{page}/layout.tsx"),
+        ]
+    for n, command in enumerate(("npm install left-pad", "git commit -m x", "rm -rf dist")):
+        calls += [
+            failed(f"cd /home/dev/project && {command}", REJECTED),
+            read(f"/home/dev/project/c{n}.py"),
+        ]
+    assert not any(said(calls))
+
+
+def test_an_interrupt_is_the_persons_word_not_the_agents_error() -> None:
+    payload = copy.deepcopy(failed("sleep 100", "[Request interrupted by user for tool use]"))
+    payload["is_interrupt"] = True
+    out = said([payload, bash("ls", "a"), payload, bash("pwd", "/")])
+    assert not any(out)  # twice: not yet a pattern
+
+
+def test_the_person_stopping_different_calls_is_no_loop() -> None:
+    calls = []
+    for n, (tool, tool_input) in enumerate(
+        (
+            ("Bash", {"command": "npm test"}),
+            ("Edit", {"file_path": "/home/dev/project/a.py"}),
+            ("Read", {"file_path": "/home/dev/project/b.py"}),
+        )
+    ):
+        stopped = refused(tool, "[Request interrupted by user for tool use]", **tool_input)
+        stopped["is_interrupt"] = True
+        calls += [stopped, read(f"/home/dev/project/src/r{n}.py")]
+    assert not any(said(calls))
+
+
+def test_the_same_command_stopped_again_and_again() -> None:
+    calls = []
+    for n in range(3):
+        stopped = failed("npm run dev", "[Request interrupted by user for tool use]")
+        stopped["is_interrupt"] = True
+        calls += [stopped, read(f"/home/dev/project/src/r{n}.py")]
+    out = said(calls)
+    assert "the person stopped" in out[4] and not any(out[:4])
+
+
+def test_unrelated_denials_far_apart_are_no_streak() -> None:
+    calls = []
+    for n, command in enumerate(
+        ("rm -rf node_modules", "curl -X POST https://x", "git push --force")
+    ):
+        calls += [refused("Bash", BLOCKED.format(tool="Bash"), command=command)]
+        calls += [bash(f"pytest -q -k t{n}{k}", f"{k} passed") for k in range(10)]
+    assert not any("in a row" in s for s in said(calls))
+
+
+# One place asked in other words -------------------------------------------------------
+
+
+def test_one_place_searched_in_other_words_that_keeps_finding_nothing() -> None:
+    # The look-alike of tests/test_novelty.py's three different questions that find nothing,
+    # one search further: the fourth way of asking the same place, with nothing found by any,
+    # is a search going nowhere (stale_empty_at: the three after the first brought nothing new).
+    words = ("useSocket", "socketClient", "wsClient", "WebSocketProvider")
+    out = said([grep(name) for name in words])
+    assert out[:3] == [""] * 3
+    assert "Grep `WebSocketProvider /home/dev/project` found nothing" in out[3], out
+
+
+def test_the_same_words_in_other_places_are_a_search_that_moves() -> None:
+    calls = [
+        captured(
+            "PostToolUse",
+            "Grep",
+            tool_input={"pattern": "createSocket", "path": f"/home/dev/project/{folder}"},
+            tool_response={"mode": "files_with_matches", "filenames": [], "numFiles": 0},
+        )
+        for folder in ("src", "lib", "app", "server", "client", "shared")
+    ]
+    assert not any(said(calls))
+
+
+# Refused calls (transcript only), subagents, a memory from an older version -----------
+
+
+def test_refused_edits_join_the_error_stream(tmp_path: Path) -> None:
+    log = Transcript(tmp_path / "t.jsonl")
+    said = []
+    for _ in range(3):
+        log.refused_edit()
+        said.append(
+            agent_text(send(read("/home/dev/project/src/app.py", transcript_path=str(log.path))))
+        )
+    assert said[:2] == ["", ""]
+    assert "old_string is not in the file" in said[2] and "`src/app.py`" in said[2]
+
+
+def test_a_subagent_that_looped_is_reported_to_the_main_agent() -> None:
+    fail = captured("PostToolUseFailure", "Bash", agent_id="sub9", agent_type="Explore")
+    sub_said = texts([fail] * 3)
+    assert "the same error 3 times" in sub_said[2]  # the subagent hears it itself
+    stop = {
+        **captured("PostToolUse", "Bash"),
+        "hook_event_name": "SubagentStop",
+        "agent_id": "sub9",
+        "agent_type": "Explore",
+    }
+    for key in ("tool_name", "tool_input", "tool_response", "tool_use_id"):
+        stop.pop(key, None)
+    assert send(stop) is None
+    main_said = agent_text(send(bash("ls")))
+    assert "the Explore subagent that just finished hit the same error 3 times" in main_said
+    assert agent_text(send(bash("pwd"))) == ""  # told once
+
+
+def test_a_quiet_subagent_is_not_reported() -> None:
+    texts([bash("ls", agent_id="sub1", agent_type="Explore")])
+    stop = {
+        "hook_event_name": "SubagentStop",
+        "session_id": captured("PostToolUse", "Bash")["session_id"],
+        "agent_id": "sub1",
+        "agent_type": "Explore",
+        "cwd": "/home/dev/project",
+    }
+    assert send(stop) is None
+    assert agent_text(send(bash("pwd"))) == ""
+
+
+def test_a_streak_memory_from_before_the_facts_does_not_mute_the_next_streak(isolated_home) -> None:
+    import json
+    from pathlib import Path
+
+    send(bash("git status"), now=T0)
+    [path] = (Path(isolated_home) / "state" / "sessions").glob("*.json")
+    st = json.loads(path.read_text())
+    # What the previous version kept: the streak in Nociception's own memory, level 1 said.
+    st["windows"]["main"]["senses"]["nociception"] = {"sig": "old", "count": 3, "level": 1}
+    path.write_text(json.dumps(st))
+    error = "Exit code 1\nModuleNotFoundError: No module named 'yaml'"
+    out = [agent_text(send(failed("python x.py", error), now=T0 + 1 + i)) for i in range(3)]
+    assert not any(out[:2]) and "the same error 3 times in a row" in out[2]

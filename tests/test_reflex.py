@@ -25,7 +25,7 @@ TSC_ERROR = (
 @pytest.fixture(autouse=True)
 def without_habit() -> None:
     """These sequences bring one error back across sessions on purpose: Habit would say so
-    too (tests/test_perception.py); what is asserted here is Reflex's line alone."""
+    too (tests/test_habit.py); what is asserted here is Reflex's line alone."""
     cfg = Path(paths.config_dir())
     cfg.mkdir(parents=True, exist_ok=True)
     (cfg / "config.toml").write_text("[habit]\nenabled = false\n")

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+from hooktest import bash, send
+
 from metacog.transcript import refused, response_id, tool_results, tool_uses
 
 
@@ -44,3 +49,17 @@ def test_a_refusal_is_an_error_that_claude_code_wrapped_in_its_tag() -> None:
 def test_a_response_is_named_by_its_message_id_capped() -> None:
     assert response_id({"id": "msg_" + "x" * 200}) == ("msg_" + "x" * 200)[:80]
     assert response_id({"id": 3}) == response_id({}) == ""
+
+
+@pytest.mark.parametrize("kind", ["fifo", "devzero", "binary", "missing"])
+def test_hostile_transcript_paths_are_bounded(tmp_path: Path, kind: str) -> None:
+    import os
+
+    path = tmp_path / "t"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "devzero":
+        path = Path("/dev/zero")
+    elif kind == "binary":
+        path.write_bytes(os.urandom(300_000))
+    assert send(bash("ls", transcript_path=str(path))) is None

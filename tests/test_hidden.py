@@ -1,0 +1,173 @@
+"""metacog.hidden: failures that exit 0, and the successes that only look like failures.
+
+The failure texts are what real sessions printed (../shared/transcripts), shortened.
+"""
+
+from __future__ import annotations
+
+from hooktest import bash, captured, edit, read, said
+
+# Test runs whose output says they failed ----------------------------------------------
+
+
+VITEST = (
+    " FAIL  test/regression.test.ts > CRUD > should create record within budget\n"
+    "AssertionError: expected undefined to be defined\n"
+    " ❯ test/regression.test.ts:322:37\n\n"
+    " Test Files  1 failed | 50 passed | 8 skipped (59)\n"
+    "      Tests  3 failed | 652 passed | 27 skipped (682)\n"
+)
+
+
+def test_a_vitest_run_piped_into_tail_that_failed() -> None:
+    calls = []
+    for n in range(3):
+        calls += [
+            bash("npm run test:offline 2>&1 | tail -30", VITEST),
+            edit("/home/dev/project/test/regression.test.ts", n),
+        ]
+    out = said(calls)
+    assert not any(out[:4])
+    assert "should create record within budget" in out[4]
+
+
+def test_a_green_vitest_run_is_not_a_failure() -> None:
+    green = " Test Files  51 passed (51)\n      Tests  655 passed | 27 skipped (682)\n"
+    calls = []
+    for n in range(3):
+        change = edit("/home/dev/project/src/a.ts", n)
+        change["tool_response"]["newString"] = f"return {n}"  # each edit changes something else
+        calls += [bash("npm run test:offline 2>&1 | tail -30", green), change]
+    assert not any(said(calls))
+
+
+def test_a_test_run_piped_into_tail_that_prints_failures() -> None:
+    run = bash(
+        "uv run pytest -q 2>&1 | tail -3",
+        "FAILED tests/test_cache.py::test_valid_cache - AssertionError: assert 'link' in html\n"
+        "1 failed, 20 passed in 1.2s",
+    )
+    out = said(
+        [
+            run,
+            edit("/home/dev/project/src/cache.py", 1),
+            run,
+            edit("/home/dev/project/src/cache.py", 2),
+            run,
+        ]
+    )
+    assert out[4].startswith("metacog: the same error 3 times in a row")
+    assert "test_valid_cache" in out[4]
+
+
+def test_a_grep_that_prints_failed_is_not_a_failure() -> None:
+    grep = bash("grep -rn 'FAILED' tests/", "tests/test_x.py:3: # FAILED tests/test_y.py::test_z")
+    assert said([grep] * 3) == ["", "", ""]
+
+
+def test_a_green_run_whose_test_name_says_timed_out() -> None:
+    green = bash(
+        "npm test",
+        "PASS src/api.test.ts\n  ✓ retries when the request timed out (12 ms)\n"
+        "Tests: 14 passed, 14 total",
+    )
+    assert (
+        said(
+            [
+                green,
+                edit("/home/dev/project/src/api.ts", 1),
+                green,
+                edit("/home/dev/project/src/api.ts", 2),
+                green,
+            ]
+        )
+        == [""] * 5
+    )
+
+
+def test_an_apps_own_log_in_a_green_run_is_not_a_failure() -> None:
+    green = "  3 failed login attempts for bob\n Test Files  4 passed (4)\n      Tests  12 passed (12)\n"
+    calls = []
+    for n in range(3):
+        change = edit("/home/dev/project/src/auth.ts", n)
+        change["tool_response"]["newString"] = f"return {n}"
+        calls += [bash("npx vitest run", green), change]
+    assert not any(said(calls))
+
+
+def test_reading_a_test_file_is_not_a_failure() -> None:
+    assert not any(said([read("/home/dev/project/tests/test_a.py")] * 2))
+
+
+# A background shell -------------------------------------------------------------------
+
+
+def test_a_background_shell_that_failed() -> None:
+    poll = captured(
+        "PostToolUse",
+        "Bash",
+        tool_name="BashOutput",
+        tool_input={"bash_id": "7d95c5"},
+        tool_response={
+            "shellId": "7d95c5",
+            "command": "npm run dev",
+            "status": "completed",
+            "exitCode": 1,
+            "stdout": "",
+            "stderr": "Error: Cannot find module 'next'",
+        },
+    )
+    restart = bash("npm run dev &", "Command running in background with ID: 7d95c5")
+    out = said([poll, restart, poll, restart, poll])
+    assert "Cannot find module 'next'" in out[4]
+
+
+# Subagents ----------------------------------------------------------------------------
+
+
+def task(answer: str, n: int = 0) -> dict:
+    """A Task call as the transcript records its result (toolUseResult: status, content)."""
+    payload = captured("PostToolUse", "Bash")
+    payload.update(
+        tool_name="Task",
+        tool_input={
+            "description": f"Create document {n}",
+            "prompt": "Create a comprehensive guide",
+        },
+        tool_response={
+            "status": "completed",
+            "content": [{"type": "text", "text": answer}],
+            "totalTokens": 0,
+        },
+    )
+    return payload
+
+
+API_ERROR = (
+    "API Error: Claude's response exceeded the 8000 output token maximum. To configure this "
+    "behavior, set the CLAUDE_CODE_MAX_OUTPUT_TOKENS environment variable."
+)
+
+
+def test_subagents_that_answer_with_the_same_api_error() -> None:
+    # moai-flow 505bf6a22b: "comprehensive" documents asked of subagents, cut at 8000 tokens.
+    calls = []
+    for n in range(3):
+        calls += [task(API_ERROR, n), task("Done: the document is written.", n + 10)]
+    out = said(calls)
+    assert not any(out[:4])
+    assert "8000 output token maximum" in out[4]
+
+
+def test_a_subagent_that_reports_on_an_error_did_its_work() -> None:
+    answer = "I fixed it. The API Error: 500 from the backend came from a missing header."
+    assert not any(said([task(answer, n) for n in range(4)]))
+
+
+def test_a_subagent_answer_that_begins_with_the_word_error() -> None:
+    from metacog.hidden import hidden_failure
+
+    answer = {
+        "content": [{"type": "text", "text": "Error handling in the API layer is inconsistent."}]
+    }
+    assert hidden_failure("Task", {}, answer) == ""

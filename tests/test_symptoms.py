@@ -1,0 +1,77 @@
+"""metacog.symptoms: which lines of a failure name a problem, and the kind of mistake it shows."""
+
+from __future__ import annotations
+
+import pytest
+
+from metacog.symptoms import mistake, names_something, problems
+
+# What names a problem -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "named"),
+    [
+        pytest.param("Error", False, id="bare-error"),
+        pytest.param("npm error", False, id="npm-error"),
+        pytest.param("- 5 errors", False, id="count"),
+        pytest.param("Test Files  1 failed | 50 passed | 8 skipped (59)", False, id="summary"),
+        pytest.param(
+            "Unauthorized access to this system is forbidden and will be", False, id="ssh-banner"
+        ),
+        pytest.param("Enable hot reload [y]: Enable CSS injection [y]:", False, id="prompt-text"),
+        pytest.param("W292 [*] No newline at end of file", True, id="rule-code"),
+        pytest.param("error: could not compile `templar`", True, id="quoted-name"),
+        pytest.param("src/app.ts:12:3 - error TS2345: Argument", True, id="placed"),
+        pytest.param("TypeError: cannot read properties of undefined", True, id="exception-type"),
+        pytest.param("response body must be closed (bodyclose)", True, id="linter-rule"),
+        pytest.param("Request failed with status code 403", True, id="http-status"),
+        pytest.param(
+            "API Error: Claude's response exceeded the 8000 output token maximum", True, id="limit"
+        ),
+    ],
+)
+def test_a_line_names_something(line: str, named: bool) -> None:
+    assert names_something(line) is named
+
+
+def test_a_rule_code_at_the_margin_is_a_diagnostic_whatever_its_words() -> None:
+    # ruff's output format: the code first, the place on the next line, no "error" anywhere.
+    out = problems("W292 [*] No newline at end of file\n --> src/a.py:6:14\n  |\nFound 1 error.\n")
+    assert [p[3] for p in out] == ["W292 [*] No newline at end of file"]
+
+
+def test_the_summary_beside_named_problems_is_not_one() -> None:
+    text = " FAIL  a.test.ts > suite > creates a record\nAssertionError: expected undefined to be defined\n"
+    text += " Test Files  1 failed | 50 passed (51)\n"
+    found = [p[3] for p in problems(text)]
+    assert "AssertionError: expected undefined to be defined" in found  # the named problem is
+    assert not any("Test Files" in line for line in found)
+
+
+# Mistakes -----------------------------------------------------------------------------
+
+
+def test_a_login_shells_tty_noise_is_not_a_prompt() -> None:
+    noise = "mesg: ttyname failed: Inappropriate ioctl for device"
+    assert mistake("Bash", f'Exit code 1\n{noise}\nError: relation "users" does not exist') == ""
+
+
+# Bounds -------------------------------------------------------------------------------
+
+
+def test_hostile_lines_are_read_in_linear_time() -> None:
+    # A pattern that backtracks would hang here, not fail: every line is a worst case.
+    from metacog import hidden, symptoms
+
+    for line in (
+        "=" * 10000 + "x",
+        "-" * 10000 + "x",
+        "_" * 10000 + "x",
+        "!" * 10000 + "x",
+        "= " + "1 failed " * 1000 + "=" * 3000 + "x",
+        "cat: " + "a/" * 5000 + ": nope",
+    ):
+        symptoms.problems("Exit code 1\n" + line)
+        symptoms.mistake("Bash", line)
+        hidden.hidden_failure("Bash", {"command": "pytest"}, {"stdout": line, "stderr": line})

@@ -1,0 +1,219 @@
+"""metacog.senses.vestibular: going in circles (the same step, a cycle, a re-read, an empty search)."""
+
+from __future__ import annotations
+
+from hooktest import T0, bash, captured, edit, failed, grep, prompt, read, refused, said, texts
+
+# The same action with the same result -------------------------------------------------
+
+
+def test_same_action_same_result_four_times() -> None:
+    said = texts([bash("git status")] * 4)
+    assert said[:3] == ["", "", ""]
+    assert "4 times in a row with the same result" in said[3] and "git status" in said[3]
+
+
+def test_polling_with_progress_is_not_a_loop() -> None:
+    assert texts([bash("kubectl get pods", stdout=f"pending {i}") for i in range(8)]) == [""] * 8
+    # The same poll once its output stops changing is one: the silence above was the progress.
+    still = texts([bash("kubectl get pods", stdout="pending 8")] * 4, start=T0 + 100)
+    assert still[:3] == [""] * 3 and "4 times in a row with the same result" in still[3]
+
+
+def test_a_short_cycle_repeated_with_unchanged_results() -> None:
+    said = texts([bash("make build"), bash("ls out")] * 3)
+    assert said[:5] == [""] * 5
+    assert "the same 2 steps 3 times" in said[5]
+
+
+def test_read_edit_cycles_are_work_not_circles() -> None:
+    steps = []
+    for i in range(6):
+        steps += [
+            read("/home/dev/project/src/app.py", content=f"v{i}"),
+            edit("/home/dev/project/src/app.py", i),
+        ]
+    assert not any(texts(steps))
+
+
+def bash_output(status: str, stdout: str) -> dict:
+    payload = captured("PostToolUse", "Bash")
+    payload.update(
+        tool_name="BashOutput",
+        tool_input={"bash_id": "bash_5"},
+        tool_response={
+            "shellId": "bash_5",
+            "command": "npm run dev",
+            "status": status,
+            "exitCode": None,
+            "stdout": stdout,
+            "stderr": "",
+        },
+    )
+    return payload
+
+
+def test_waiting_on_a_background_job_is_not_going_in_circles() -> None:
+    calls = []
+    for _ in range(5):
+        calls += [bash("sleep 5", ""), bash_output("running", "compiling...")]
+    assert not any(said(calls))
+
+
+def test_polling_a_finished_job_again_and_again_is_circling() -> None:
+    calls = [bash_output("completed", "Server listening on :3000")] * 4
+    assert "4 times in a row with the same result" in said(calls)[3]
+
+
+def test_the_persons_prompt_resets_the_counts() -> None:
+    assert (
+        texts([bash("git status")] * 3 + [prompt("again please")] + [bash("git status")] * 3)
+        == [""] * 7
+    )
+    # One more is the fourth since the person spoke: the count went on from the prompt.
+    assert "4 times in a row" in texts([bash("git status")], start=T0 + 100)[0]
+
+
+def test_repetition_the_person_asked_for() -> None:
+    said = texts(
+        [prompt("run the flaky test 5 times and tell me how often it fails")]
+        + [bash("pytest -k flaky")] * 5
+    )
+    assert said == [""] * 6
+
+
+# Re-reading an unchanged file ---------------------------------------------------------
+
+
+def test_same_unchanged_file_read_three_times() -> None:
+    said = texts(
+        [
+            read("/home/dev/project/src/app.py"),
+            bash("ls"),
+            read("/home/dev/project/src/app.py"),
+            bash("pwd"),
+            read("/home/dev/project/src/app.py"),
+        ]
+    )
+    assert said[:4] == [""] * 4
+    assert "read src/app.py 3 times" in said[4]
+
+
+def ranged(path: str, offset: int, limit: int) -> dict:
+    payload = read(path)
+    payload["tool_input"].update(offset=offset, limit=limit)
+    return payload
+
+
+def test_small_overlapping_windows_over_one_unchanged_file() -> None:
+    path = "/home/dev/project/internal/server/websocket.go"
+    calls = []
+    for n, offset in enumerate((100, 110, 95, 105, 100)):
+        calls += [ranged(path, offset, 30), bash(f"git log -{n + 1}", f"c{n}")]
+    out = said(calls)
+    assert any("websocket.go" in s and "times without editing it" in s for s in out), out
+
+
+def test_paging_through_a_file_is_not_rereading_it() -> None:
+    path = "/home/dev/project/src/big.py"
+    calls = [ranged(path, offset, 100) for offset in range(0, 1000, 100)]
+    assert not any(said(calls))
+
+
+def test_overlapping_windows_with_edits_between_are_work() -> None:
+    path = "/home/dev/project/src/app.py"
+    calls = []
+    for n in range(5):
+        calls += [ranged(path, 100 + n, 30), edit(path, n)]
+    assert not any(said(calls))
+
+
+def test_a_window_sliding_forward_with_overlap_is_paging() -> None:
+    path = "/home/dev/project/src/big.py"
+    assert not any(said([ranged(path, offset, 100) for offset in range(0, 1000, 50)]))
+
+
+def test_sections_of_a_file_read_whole_are_focusing() -> None:
+    path = "/home/dev/project/server/routes.py"
+    calls = [read(path)] + [ranged(path, offset, 60) for offset in (400, 900, 1300)]
+    assert not any(said(calls))
+
+
+def test_a_reread_warning_is_not_used_up_during_a_cooldown() -> None:
+    said = texts(
+        [bash("make")] * 4
+        + [read("/home/dev/project/src/app.py")] * 3
+        + [bash(f"echo {i}", stdout=str(i)) for i in range(6)]
+        + [read("/home/dev/project/src/app.py")]
+    )
+    assert "4 times in a row" in said[3]
+    assert not any(said[4:13])  # the cooldown after the first message
+    assert "read src/app.py 4 times" in said[13]
+
+
+# The same question finding nothing ----------------------------------------------------
+
+
+def test_the_same_empty_search_far_apart() -> None:
+    calls = []
+    for n in range(3):
+        calls += [grep("useWebSocketClient")] + [
+            read(f"/home/dev/project/src/m{n}{k}.py") for k in range(6)
+        ]
+    out = said(calls)
+    assert "found nothing 3 times" in out[14] and "useWebSocketClient" in out[14]
+    assert not any(out[:14]) and not any(out[15:])
+
+
+def test_grep_exit_1_is_not_found_not_an_error() -> None:
+    calls = []
+    for n in range(3):
+        calls += [
+            failed("grep -rn 'connectSocket' src/", "Exit code 1"),
+            read(f"/home/dev/project/src/a{n}.py"),
+        ]
+    out = said(calls)
+    assert "found nothing 3 times" in out[4] and "same error" not in out[4]
+
+
+def test_searching_again_after_an_edit_is_checking() -> None:
+    calls = []
+    for n in range(4):
+        calls += [grep("TODO(remove)"), edit(f"/home/dev/project/src/m{n}.py", n)]
+    assert not any(said(calls))
+
+
+# Different searches that find nothing are exploring: tests/test_novelty.py,
+# test_three_different_questions_that_find_nothing_are_exploring.
+
+
+def test_an_edit_during_the_cooldown_still_changes_the_world() -> None:
+    path = "/home/dev/project/src/app.py"
+    calls = [read(path)] * 3 + [
+        grep("legacyHandler"),
+        edit(path, 1),
+        grep("legacyHandler"),
+        read("/home/dev/project/src/b.py"),
+        grep("legacyHandler"),
+    ]
+    out = said(calls)
+    assert "times without editing it" in out[2]
+    assert not any("found nothing" in s for s in out)
+
+
+def test_the_same_missing_file_guessed_again_and_again() -> None:
+    missing = refused(
+        "Read",
+        "File does not exist. Note: your current working directory is /home/dev/project.",
+        file_path="/home/dev/project/src/config/settings.py",
+    )
+    calls = []
+    for n in range(3):
+        calls += [missing, bash(f"ls src/m{n}", "a.py")]
+    out = said(calls)
+    assert "has found nothing 3 times" in out[4] and "settings.py" in out[4]
+    assert not any(out[:4])
+
+
+# Different missing files read in turn are exploring: tests/test_nociception.py,
+# test_reading_different_missing_files_is_exploring.
