@@ -26,13 +26,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from metacog import signature
-from metacog.action import OUTPUT_KEEP, checksum, output_checksum
 from metacog.event import words
+from metacog.perception import signature
+from metacog.perception.action import OUTPUT_KEEP, checksum, output_checksum
 from metacog.replay import events
 
 DEFAULT_DIR = ROOT.parent / "shared" / "transcripts"
-MODULE = "metacog/signature.py"
+MODULE = "metacog/signature.py"  # its path in the revision compared, before perception/
 
 
 def bash_responses(folder: Path) -> list[dict]:

@@ -29,11 +29,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from metacog import signature as new
+from metacog.perception import signature as new
 from metacog.replay import events
 
 DEFAULT_DIR = ROOT.parent / "shared" / "transcripts"
-MODULE = "metacog/signature.py"
+MODULE = "metacog/perception/signature.py"
+OLD_MODULE = "metacog/signature.py"  # its path in the revisions compared, before perception/
 
 
 def error_texts(folder: Path) -> list[str]:
@@ -56,10 +57,10 @@ def git(*args: str) -> str:
 
 def old_revision() -> str:
     """The newest commit whose metacog/signature.py has no `import re` (the scanners)."""
-    for rev in git("log", "--format=%H", "--", MODULE).split():
-        if "\nimport re\n" not in git("show", f"{rev}:{MODULE}"):
+    for rev in git("log", "--format=%H", "--", OLD_MODULE).split():
+        if "\nimport re\n" not in git("show", f"{rev}:{OLD_MODULE}"):
             return rev
-    raise SystemExit(f"no commit of {MODULE} without `import re`: pass --old")
+    raise SystemExit(f"no commit of {OLD_MODULE} without `import re`: pass --old")
 
 
 def load(source: str, name: str) -> types.ModuleType:
@@ -89,7 +90,9 @@ def processes(sources: dict[str, str], text: str, runs: int) -> dict[str, float]
         }
         for name, source in sources.items():
             Path(folder, f"sig_{name}.py").write_text(source)
-            code = f"import sys; sys.path.insert(0, {folder!r}); import sig_{name}; sig_{name}.signature(sys.argv[1])"
+            # The repository too: the new one imports a leaf of names (metacog.perception.tools).
+            path = [folder, str(ROOT)]
+            code = f"import sys; sys.path[:0] = {path!r}; import sig_{name}; sig_{name}.signature(sys.argv[1])"
             cmds[name] = [sys.executable, "-I", "-S", "-c", code, text]
         for cmd in cmds.values():  # writes the bytecode caches, warms the page cache
             subprocess.run(cmd, check=True)
@@ -114,12 +117,12 @@ def main() -> int:
         print(f"no error results in {args.transcripts}/*.jsonl", file=sys.stderr)
         return 2
     rev = args.old or old_revision()
-    old_text = git("show", f"{rev}:{MODULE}")
+    old_text = git("show", f"{rev}:{OLD_MODULE}")
     old = load(old_text, "signature_old")
     sizes = sorted(len(t) for t in texts)
     print(
         f"{len(texts)} error texts from {args.transcripts} (median {sizes[len(sizes) // 2]} characters, "
-        f"largest {sizes[-1]}); old = {rev}:{MODULE}"
+        f"largest {sizes[-1]}); old = {rev}:{OLD_MODULE}"
     )
 
     times = per_call({"old": old.signature, "new": new.signature}, texts, args.rounds)

@@ -30,9 +30,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from metacog.perception.symptoms import names_something
 from metacog.perception.tools import REFUSAL_TAG
 from metacog.replay import replay
-from metacog.symptoms import names_something
 
 DEFAULT_DIR = ROOT.parent / "shared" / "transcripts"
 # The senses whose signals speak of repetition (a loop, a circle, a habit).

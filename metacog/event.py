@@ -72,7 +72,7 @@ class Event:
         if self.interrupted:
             # Not the agent's error, but an obstacle it meets again when it tries the same
             # end another way, or starts the same hanging command again (issue 17, class 2):
-            # kept as the person's words alone, which metacog.symptoms names as a mistake.
+            # kept as the person's words alone, which metacog.perception.symptoms names as a mistake.
             self.failed = True
             error = next((w for w in PERSON_REFUSED if error.startswith(w)), PERSON_REFUSED[1])
         elif self.failed:

@@ -172,7 +172,7 @@ def update(win: dict, action: Call, ctx: Context) -> None:
         _active(win, facts, action, ctx)
     _reads(facts, action, ctx)
     if not action.ok:
-        from metacog.symptoms import identity  # failures only: a Read need not load it
+        from metacog.perception.symptoms import identity  # failures only: a Read need not load it
 
         ctx.identity = identity(action)
     _streak_update(win, facts, action, ctx)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from metacog import action as actions
 from metacog import config, fsutil, learning, nervous, paths, schema, state, summary, transcript
 from metacog.event import Event
+from metacog.perception import action as actions
 from metacog.perception import novelty
 from metacog.perception.call import Call
 from metacog.perception.tools import FILE_TOOLS

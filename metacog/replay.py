@@ -29,11 +29,11 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import BinaryIO
 
-from metacog import action as actions
 from metacog import config, handlers, hook, state
 from metacog.event import Event
 from metacog.fsutil import Unreadable
 from metacog.handlers import HANDLERS
+from metacog.perception import action as actions
 from metacog.perception.call import Call
 from metacog.senses import SENSES
 from metacog.transcript import (

@@ -8,7 +8,7 @@ Small and bounded: counters, a few maxima, a capped list of lessons.
 
 from __future__ import annotations
 
-from metacog.action import is_code
+from metacog.perception.action import is_code
 from metacog.perception.tools import EDIT_TOOLS, READ_TOOLS, SEARCH_TOOLS
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)

@@ -8,8 +8,8 @@ import time
 import pytest
 from hooktest import captured
 
-from metacog import action
 from metacog.event import Event
+from metacog.perception import action
 from metacog.perception.call import Call, stored, window_calls
 
 TRACE = "Exit code 1\nTraceback (most recent call last):\n  File \"/w/app.py\", line 3\nKeyError: 'user'"

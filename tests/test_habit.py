@@ -24,7 +24,7 @@ from hooktest import (
 )
 from transcripts import Transcript
 
-from metacog.symptoms import mistake
+from metacog.perception.symptoms import mistake
 
 # The same error with other calls between -----------------------------------------------
 

@@ -1,4 +1,4 @@
-"""metacog.hidden: failures that exit 0, and the successes that only look like failures.
+"""metacog.perception.hidden: failures that exit 0, and the successes that only look like failures.
 
 The failure texts are what real sessions printed (../shared/transcripts), shortened.
 """
@@ -165,7 +165,7 @@ def test_a_subagent_that_reports_on_an_error_did_its_work() -> None:
 
 
 def test_a_subagent_answer_that_begins_with_the_word_error() -> None:
-    from metacog.hidden import hidden_failure
+    from metacog.perception.hidden import hidden_failure
 
     answer = {
         "content": [{"type": "text", "text": "Error handling in the API layer is inconsistent."}]

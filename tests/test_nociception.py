@@ -24,7 +24,7 @@ from hooktest import edit as edit_file
 from transcripts import Transcript
 
 from metacog.perception.call import Call
-from metacog.symptoms import mistake
+from metacog.perception.symptoms import mistake
 
 
 def bash_failure(error: str, command: str = "pytest -x") -> dict:

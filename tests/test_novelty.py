@@ -376,8 +376,8 @@ def test_a_failure_that_exited_0_is_read_whole() -> None:
     # A build piped into `head` exits 0; its output says it failed on its last line. What it
     # brought is the whole output: another type error at another route is news, though the
     # line that told of the failure is the one shown before.
-    from metacog import action
     from metacog.event import Event
+    from metacog.perception import action
 
     def build(route: str) -> dict:
         out = (

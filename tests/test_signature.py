@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from metacog.action import OUTPUT_KEEP, checksum, output_checksum
 from metacog.event import words
-from metacog.signature import CAP, clean, kind, signature
+from metacog.perception.action import OUTPUT_KEEP, checksum, output_checksum
+from metacog.perception.signature import CAP, clean, kind, signature
 
 
 @pytest.mark.parametrize(
@@ -84,7 +84,7 @@ def test_signature_and_kind_import_nothing_but_re() -> None:
     # The resident imports `re` once; a direct-path call pays for `re` and for nothing more
     # (metacog.perception.tools is a leaf of names: Claude Code's refusal tag).
     used = _modules_after(
-        "from metacog.signature import kind, signature\n"
+        "from metacog.perception.signature import kind, signature\n"
         'tb = \'Exit code 1\\nTraceback (most recent call last):\\n  File "/tmp/x/a.py", line 9, in f\\n'
         "KeyError: 0x7ffd1234 at 2026-01-01T10:00:00Z after 1.5s'\n"
         "sig = signature(tb)\n"
@@ -97,7 +97,7 @@ def test_signature_and_kind_import_nothing_but_re() -> None:
         "metacog",
         "metacog.perception",
         "metacog.perception.tools",
-        "metacog.signature",
+        "metacog.perception.signature",
     }
 
 

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 from hooktest import agent_text, captured, send
 
-from metacog import action, imports, paths, schema
+from metacog import imports, paths, schema
 from metacog.event import Event
+from metacog.perception import action
 from metacog.senses import spatial
 from metacog.senses.contract import Context
 

@@ -1,10 +1,10 @@
-"""metacog.symptoms: which lines of a failure name a problem, and the kind of mistake it shows."""
+"""metacog.perception.symptoms: which lines of a failure name a problem, and the kind of mistake it shows."""
 
 from __future__ import annotations
 
 import pytest
 
-from metacog.symptoms import mistake, names_something, problems
+from metacog.perception.symptoms import mistake, names_something, problems
 
 # What names a problem -----------------------------------------------------------------
 
@@ -62,7 +62,7 @@ def test_a_login_shells_tty_noise_is_not_a_prompt() -> None:
 
 def test_hostile_lines_are_read_in_linear_time() -> None:
     # A pattern that backtracks would hang here, not fail: every line is a worst case.
-    from metacog import hidden, symptoms
+    from metacog.perception import hidden, symptoms
 
     for line in (
         "=" * 10000 + "x",

@@ -1,6 +1,6 @@
 """One tool call as perception read it: a frozen record, built once per call.
 
-metacog.action builds it from the hook's payload (or from a refused call the transcript
+metacog.perception.action builds it from the hook's payload (or from a refused call the transcript
 tells); the facts, every sense, the session summary and replay read it, and nothing reads
 the payload again for the same facts. The window keeps the last calls in their stored form
 (`record`, a plain dict in the session's JSON state), and `Window.calls` hands them back as
@@ -13,19 +13,19 @@ direct hook call would pay (metacog.event says the same of the payload).
 from __future__ import annotations
 
 # Kinds of mistake that are the person's decision (an edit rejected, a call interrupted; named
-# by metacog.symptoms): the person speaking is not the world answering, and no obstacle of the
+# by metacog.perception.symptoms): the person speaking is not the world answering, and no obstacle of the
 # agent's own making.
 PERSON = frozenset(("rejected", "interrupted"))
 
 _FIELDS = (
     "tool",  # the tool's name, "?" when the payload had none
-    "target",  # what it acted on, normalized and capped (metacog.action.target_of)
-    "ok",  # it exited 0, or its output did not say it failed (metacog.hidden)
+    "target",  # what it acted on, normalized and capped (metacog.perception.action.target_of)
+    "ok",  # it exited 0, or its output did not say it failed (metacog.perception.hidden)
     "result",  # checksum of its result: the same call with the same result is a repeat
     "size",  # bytes of context it cost (capped by the payload's own size)
     "ts",  # when its hook fired, in seconds
     "sig",  # the failure's normalized signature, '' for a success
-    "mistake",  # the kind of mistake it was (metacog.symptoms.mistake), ''
+    "mistake",  # the kind of mistake it was (metacog.perception.symptoms.mistake), ''
     "problems",  # the problems a failure names, [sort, checksum, lines, line] each; None: not read
     "agent",  # the subagent that made it, '' for the main agent
     "path",  # the file a file tool named, normalized, ''

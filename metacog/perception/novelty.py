@@ -5,7 +5,7 @@ refusal, an empty answer to a question) and what comes back holds nothing the la
 not already shown. Progress through failures has the opposite shape: each failure brings new
 specific lines (a list that changed, a new missing name, another line of code) whatever
 banner repeats around them. So every result is cut into lines, each line normalized the way
-an error signature is (metacog.signature.clean: times, pids, temp paths, durations, addresses
+an error signature is (metacog.perception.signature.clean: times, pids, temp paths, durations, addresses
 do not count as new; paths, identifiers, codes and line numbers do), and the share of lines
 the window has not seen in the last SPAN calls is the call's gain. Of those new lines, the
 ones that name something are its news, with three readings of what is not news:
@@ -132,7 +132,9 @@ _POSITION = re.compile(
 
 
 def _clean(line: str) -> str:
-    from metacog.signature import clean  # its patterns compile once a result is there to read
+    from metacog.perception.signature import (
+        clean,
+    )  # its patterns compile once a result is there to read
 
     return clean(line)
 
@@ -165,11 +167,11 @@ def read(tool: str, tool_input: dict, answer: str, error: str) -> tuple[list, li
     others, the words the call sent, and the places its paths imply, are masked. A masked
     line is a pair (masked, as printed): it is new only when neither was shown, since the
     same line says the same thing whichever call printed it. Which lines name something (a
-    path, an identifier, a code: metacog.symptoms.names_something) is read for failures only,
+    path, an identifier, a code: metacog.perception.symptoms.names_something) is read for failures only,
     the calls whose news a sense weighs, with where each points left out."""
     if not error:
         return fingerprints(answer), []
-    from metacog.symptoms import names_something
+    from metacog.perception.symptoms import names_something
 
     sent = set()
     words = {tool}
@@ -406,7 +408,7 @@ def update(win: dict, action: Call, prints: list, named: list, main: bool = True
                 seen.pop(key, None)
     bare = not action.ok and not named and len(set(prints)) <= 1
     if action.empty:
-        # An empty answer: its one line, nothing found at that place (metacog.action), is
+        # An empty answer: its one line, nothing found at that place (metacog.perception.action), is
         # news until the place has been searched; an edit since makes it news again.
         out.gain, out.news = _gain(seen, prints[:1], [], calls, cap)
         nothing = mem.get("nothing")

@@ -28,8 +28,8 @@ cost, never in "calls until it ended".
 from __future__ import annotations
 
 from metacog.perception.call import stored
+from metacog.perception.symptoms import identity
 from metacog.senses import SENSES
-from metacog.symptoms import identity
 
 LOOP_SENSES = ("nociception", "habit", "vestibular")
 # Calls without the problem coming back before the agent has moved on. Hand-labelled stuck

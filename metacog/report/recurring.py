@@ -88,7 +88,7 @@ def _ranked(rows: dict[str, dict]) -> list[tuple[str, dict]]:
 
 def describe(problem: str) -> str:
     """A person's words for a kind of mistake; a signature or a repeated action as it is."""
-    from metacog import symptoms
+    from metacog.perception import symptoms
 
     name = problem.split(" ", 1)[0]
     if name in {kind for _, kind, _ in symptoms.MISTAKES}:

@@ -59,7 +59,7 @@ NO_STREAK = Streak()
 
 
 class Problem:
-    """One kind of problem a failure names (metacog.symptoms.problems; a list on disk): its
+    """One kind of problem a failure names (metacog.perception.symptoms.problems; a list on disk): its
     kind (`sort`), `checksum` (of its first line with its place in the file: the same
     finding, or the same kind at a new place), how many `lines` of that kind, that `line`."""
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from metacog.action import is_code
+from metacog.perception.action import is_code
 from metacog.perception.tools import EDIT_TOOLS
 from metacog.senses.signal import Signal, memory, peek, short
 

@@ -122,7 +122,7 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
     key, entry = due[0]
     nth = ordinal(entry.times)
     if key.startswith("m "):
-        from metacog.symptoms import describe
+        from metacog.perception.symptoms import describe
 
         return Signal(
             NAME,
@@ -221,12 +221,15 @@ def _keys(action: Call, call: int) -> list[tuple[str, str, int]]:
     same command lists several of one kind of problem and shows that kind again at a new
     place after each fix (a linter re-run per finding, when its output listed them all).
     """
-    from metacog.symptoms import NOT_HABITS, mistake_key  # failures only: a Read need not load it
+    from metacog.perception.symptoms import (
+        NOT_HABITS,
+        mistake_key,
+    )  # failures only: a Read need not load it
 
     if action.mistake:
         mistake = mistake_key(action)
         return [] if action.mistake in NOT_HABITS else [("m " + mistake, mistake, 0)]
-    from metacog.symptoms import names_something
+    from metacog.perception.symptoms import names_something
 
     out = []
     for problem in problems_of(action):

@@ -100,8 +100,8 @@ def _quoted(action: Call, room: int) -> str:
     path, an identifier, a code (symptoms.names_something); Claude Code's refusal as its kind
     of mistake; else the call itself. A line every failure prints (`npm error`, `This command
     requires approval`) quoted as "the same error" tells the agent nothing (issue 17)."""
+    from metacog.perception.symptoms import describe, names_something
     from metacog.senses.contract import problems_of
-    from metacog.symptoms import describe, names_something
 
     sig = action.sig
     call = f"{action.tool} {quote(action.target, max(room // 2, 20))}"
@@ -120,7 +120,7 @@ def _quoted(action: Call, room: int) -> str:
 def _named_quote(line: str, cap: int) -> str:
     """The line quoted within `cap`; where cutting its end would cut off what names something
     (`No rule to make target 'increme…`), its end instead, the start cut."""
-    from metacog.symptoms import names_something
+    from metacog.perception.symptoms import names_something
 
     if len(line) <= cap or names_something(short(line, cap)):
         return quote(line, cap)

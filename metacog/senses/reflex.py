@@ -69,7 +69,7 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
     if not _valid(entry):
         # Shown to the agent: the identity where it names something, else the error's own
         # signature (an identity of banner problems is a list of checksums: `problems 38…`).
-        from metacog.symptoms import names_something
+        from metacog.perception.symptoms import names_something
 
         shown = ident if names_something(ident) else action.sig or ident
         entry = {"n": 0, "turn": None, "first": calls, "sig": shown[:120], "tried": []}
@@ -103,7 +103,7 @@ def _situation(action: Call, entry: dict, mem: dict, ctx: Context) -> Signal | N
     the same refusal again, except an Edit whose old_string did not match (the next attempt,
     after a Read, nearly always works: the rule's line was noise on quiet sessions) and the
     person's rejections."""
-    from metacog.symptoms import EDIT_MISMATCH, PER_INTENT
+    from metacog.perception.symptoms import EDIT_MISMATCH, PER_INTENT
 
     mistake = action.mistake
     if mistake:

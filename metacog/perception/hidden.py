@@ -2,7 +2,7 @@
 
 A test run piped into `tail`, a `|| true`, a background shell that died: the exit status
 says nothing, the output still does. Its own small module: it runs on every successful
-Bash call, and the rest of metacog.symptoms is for failures.
+Bash call, and the rest of metacog.perception.symptoms is for failures.
 """
 
 from __future__ import annotations

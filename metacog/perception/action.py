@@ -2,7 +2,7 @@
 
 Payload fields are read tolerantly: a missing or wrongly typed field is absent, not a
 crash. Nothing raw is kept: the target is a short normalized form, the result a
-checksum, an error a normalized signature (metacog.signature).
+checksum, an error a normalized signature (metacog.perception.signature).
 """
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ def output_checksum(response: object) -> int:
     prints its pid is the same outcome each time."""
     if not isinstance(response, dict):
         return checksum(response)
-    from metacog.signature import clean
+    from metacog.perception.signature import clean
 
     half = OUTPUT_KEEP // 2  # both ends: a listing changes at its top, a log at its bottom
     parts = [
@@ -223,7 +223,7 @@ def found_nothing(tool: str, tool_input: dict, response: object, error: str) -> 
         return (files == 0 or lines == 0) and not response.get("content")
     if tool != "Bash" or not isinstance(tool_input.get("command"), str):
         return False
-    from metacog.hidden import first_word
+    from metacog.perception.hidden import first_word
 
     command = tool_input["command"]
     head = first_word(command)
@@ -253,7 +253,7 @@ def from_event(event: Event, now: float, outcome: bool = True) -> Call:
     else:
         error = failure_text(response)
         if not error and tool in ("Bash", *POLLING_TOOLS, *DELEGATING_TOOLS):
-            from metacog.hidden import hidden_failure
+            from metacog.perception.hidden import hidden_failure
 
             error = hidden_failure(tool, tool_input, response)
             if error and tool == "Bash":
@@ -299,12 +299,12 @@ def make(
     **more: object,
 ) -> Call:
     """The call's record: an error becomes its signature, its kind of mistake and the problems
-    it names (metacog.symptoms), and the result's checksum the failure's own; `more` sets the
+    it names (metacog.perception.symptoms), and the result's checksum the failure's own; `more` sets the
     other fields of the Call (empty, waiting, refused, turn, prints, named)."""
     sig, mistake, problems = "", "", None
     if error:
-        from metacog import symptoms
-        from metacog.signature import signature
+        from metacog.perception import symptoms
+        from metacog.perception.signature import signature
 
         sig = signature(error)
         result = zlib.crc32(sig.encode())

@@ -5,7 +5,7 @@ code 1") that is the same whatever broke; the lines that say *what* broke are th
 diagnostics ("a.go:12:3: undefined: x", "FAILED test_a.py::test_b - AssertionError").
 Two failures are the same problem when a diagnostic comes back, not when the banner
 does: that is what tells a loop from compile errors fixed one after another (issue 11,
-class 7). Each problem is kept as its kind (metacog.signature.kind: no file, line or
+class 7). Each problem is kept as its kind (metacog.perception.signature.kind: no file, line or
 time), so the same lint finding at the next call site is the same problem again.
 
 `mistake` names the refusals Claude Code itself gives (an Edit before a Read, a blocked
@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 import zlib
 
+from metacog.perception.signature import clean, kind
 from metacog.perception.tools import FILE_TOOLS, untagged
-from metacog.signature import clean, kind
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
@@ -292,7 +292,7 @@ def intent(action: Call) -> str:
     flag (`git push`, `npm run`), past `cd … &&` and `VAR=value`."""
     if action.path:
         return str(action.path)[:200]
-    from metacog.hidden import first_word
+    from metacog.perception.hidden import first_word
 
     target = str(action.target)
     command = target.split("&&")[-1] if target.lstrip().startswith("cd ") else target
