@@ -19,7 +19,6 @@ from metacog.perception.tools import (
     FILE_TOOLS,
     POLLING_TOOLS,
     REFUSAL_TAG,
-    SEEKERS,
 )
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
@@ -223,7 +222,7 @@ def found_nothing(tool: str, tool_input: dict, response: object, error: str) -> 
         return (files == 0 or lines == 0) and not response.get("content")
     if tool != "Bash" or not isinstance(tool_input.get("command"), str):
         return False
-    from metacog.perception.hidden import first_word
+    from metacog.perception.shell import SEEKERS, first_word
 
     command = tool_input["command"]
     head = first_word(command)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from metacog.perception.shell import READERS, first_word
 from metacog.perception.tools import DELEGATING_TOOLS
 
 SCAN_CAP = 20000  # characters of output looked at (the end: where runners summarize)
@@ -20,35 +21,6 @@ _RUNNERS = re.compile(
     r"\b(?:py\.?test|tox|nox|jest|vitest|mocha|go test|cargo test|cargo build|npm|pnpm|yarn|"
     r"bun|make|tsc|mypy|pyright|ruff|eslint|golangci-lint|lint|unittest|rspec|phpunit|"
     r"gradle|mvn|dotnet test|swift test|build|test)\b"
-)
-# Commands that print text they read: what they print is never their own failure.
-READERS = frozenset(
-    (
-        "grep",
-        "rg",
-        "ag",
-        "cat",
-        "bat",
-        "head",
-        "tail",
-        "less",
-        "more",
-        "sed",
-        "awk",
-        "git",
-        "echo",
-        "printf",
-        "ls",
-        "find",
-        "jq",
-        "wc",
-        "diff",
-        "sort",
-        "uniq",
-        "cut",
-        "tr",
-        "nl",
-    )
 )
 _HIDDEN = re.compile(
     r"(?:FAILED \S+|ERROR \S+::\S+|--- FAIL: \S+|FAIL\s+\S+|not ok \d+|Tests?:\s+\d+ failed|\d+ failing"
@@ -79,23 +51,6 @@ def _answer(response: dict) -> str:
         return " ".join(
             b["text"] for b in content[:4] if isinstance(b, dict) and isinstance(b.get("text"), str)
         )
-    return ""
-
-
-def first_word(command: str) -> str:
-    """The program a shell command runs first, past `cd … &&`, `VAR=value` and `env`."""
-    for part in (
-        command[:500].split("&&")[-1:] if command.lstrip().startswith("cd ") else [command[:500]]
-    ):
-        for word in part.split():
-            if ("=" in word and not word.startswith(("-", "'", '"'))) or word in (
-                "env",
-                "time",
-                "sudo",
-                "nohup",
-            ):
-                continue
-            return word.rsplit("/", 1)[-1]
     return ""
 
 

@@ -292,7 +292,7 @@ def intent(action: Call) -> str:
     flag (`git push`, `npm run`), past `cd … &&` and `VAR=value`."""
     if action.path:
         return str(action.path)[:200]
-    from metacog.perception.hidden import first_word
+    from metacog.perception.shell import first_word
 
     target = str(action.target)
     command = target.split("&&")[-1] if target.lstrip().startswith("cd ") else target

@@ -25,8 +25,6 @@ WEB_TOOLS = ("WebFetch", "WebSearch")
 DELEGATING_TOOLS = ("Task", "Agent")
 # Tools that read a background job's output so far.
 POLLING_TOOLS = ("BashOutput", "TaskOutput")
-# Shell programs that look for something: an empty answer from one is "not there".
-SEEKERS = frozenset(("grep", "rg", "ag", "find", "fd", "ls", "locate", "which", "whereis", "git"))
 # Claude Code's own wrapper of a call it refused before running it (FACTS.md: no hook fires;
 # the transcript's tool_result says it) and of some of its errors.
 REFUSAL_TAG = "<tool_use_error>"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from metacog.perception.action import is_code
+from metacog.perception.shell import is_test_file, narrowed, test_command
 from metacog.perception.tools import EDIT_TOOLS
 from metacog.senses.signal import Signal, memory, peek, short
 
@@ -14,99 +15,6 @@ if TYPE_CHECKING:
 NAME = "echo"
 DEFAULTS = {"enabled": True, "edits_without_tests": 12}
 LIMITS = {"edits_without_tests": (1, 10_000)}
-TEST_COMMANDS = (
-    "pytest",
-    "py.test",
-    "unittest",
-    "tox",
-    "nox",
-    "npm test",
-    "npm run test",
-    "yarn test",
-    "pnpm test",
-    "bun test",
-    "jest",
-    "vitest",
-    "mocha",
-    "go test",
-    "cargo test",
-    "cargo nextest",
-    "make test",
-    "make check",
-    "mvn test",
-    "gradle test",
-    "./gradlew test",
-    "rspec",
-    "phpunit",
-    "ctest",
-    "dotnet test",
-    "mix test",
-    "swift test",
-    "deno test",
-)
-
-
-TEST_DIRS = ("tests", "test", "__tests__", "spec")
-# Words that run the next command rather than being it: `uv run pytest`, `FOO=1 npx jest`.
-WRAPPERS = frozenset(
-    (
-        "uv",
-        "run",
-        "poetry",
-        "pipenv",
-        "hatch",
-        "pdm",
-        "npx",
-        "bunx",
-        "pnpm",
-        "exec",
-        "time",
-        "env",
-        "sudo",
-        "python",
-        "python3",
-        "-m",
-        "nice",
-    )
-)
-
-
-def is_test_file(path: str) -> bool:
-    """A test by its name or its folder; `path` relative to the project (an absolute
-    path could pass through an unrelated "tests" folder above it)."""
-    parts = path.lower().split("/")
-    name = parts[-1]
-    return (
-        name.startswith("test_")
-        or name.endswith(("_test.py", "_test.go", "_spec.rb"))
-        or ".test." in name
-        or ".spec." in name
-        or any(part in TEST_DIRS for part in parts[:-1])
-    )
-
-
-def test_command(command: str) -> bool:
-    """Whether some segment of a shell command runs a test runner (not `pip install pytest`)."""
-    for segment in command.replace("&&", ";").replace("||", ";").replace("|", ";").split(";"):
-        words = [w for w in segment.split() if "=" not in w or w.startswith("-")]
-        while words and words[0].lower() in WRAPPERS:
-            words.pop(0)
-        if words and "/" in words[0] and not words[0].startswith("./gradlew"):
-            words[0] = words[0].rsplit("/", 1)[-1]  # ./node_modules/.bin/jest is jest
-        head = " ".join(words).lower()
-        if any(head == c or head.startswith(c + " ") for c in TEST_COMMANDS):
-            return True
-    return False
-
-
-def narrowed(command: str) -> bool:
-    """A run of one test file or one test (pytest x.py::t, -k, go test -run, jest path)."""
-    return (
-        "::" in command
-        or " -k " in command
-        or " -run " in command
-        or any(is_test_file(part) for part in command.split()[1:] if "." in part)
-    )
 
 
 def feel(win: dict, action: Call, ctx: Context) -> Signal | None:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import re
-
+from metacog.perception.shell import writes
 from metacog.perception.tools import EDIT_TOOLS
 from metacog.senses.signal import Signal, forget, memory, peek, quote, short
 
@@ -26,11 +25,6 @@ CYCLE_LENGTHS = (2, 3)
 AGAIN_SPAN = 8  # calls in which the same action with the same result, scattered, is circling
 AGAIN_AT = 3
 AGAIN_SAID_CAP = 16
-# A shell command that changes files or the repository (`sed -i`, a redirect, `git checkout`).
-_WRITES = re.compile(
-    r"sed -i|\b(?:cat|echo|printf)\b[^|]*>|\btee\b|\bpatch\b|\b(?:mv|cp|rm|touch)\b|git (?:apply|checkout|reset|"
-    r"restore|stash|commit|merge|rebase|pull|switch)|\b(?:npm|pip|uv|yarn|pnpm) (?:i|install|add)\b"
-)
 
 
 def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
@@ -115,7 +109,7 @@ def _nothing_again(mem: dict, action: Call, calls: int) -> list | None:
     if not isinstance(empty, dict):
         empty = mem["empty"] = {}
     tool = action.tool
-    if tool in EDIT_TOOLS or (tool == "Bash" and _WRITES.search(action.target)):
+    if tool in EDIT_TOOLS or (tool == "Bash" and writes(action.target)):
         empty.clear()  # the world changed: an empty answer may not hold any more
         return None
     if not action.empty:
@@ -165,10 +159,7 @@ def _again(actions: list[Call], repeat: int) -> int:
     last = actions[-1].step
     recent = actions[-AGAIN_SPAN:]
     first = next(i for i, a in enumerate(recent) if a.step == last)
-    if any(
-        a.tool in EDIT_TOOLS or (a.tool == "Bash" and _WRITES.search(a.target))
-        for a in recent[first:]
-    ):
+    if any(a.tool in EDIT_TOOLS or (a.tool == "Bash" and writes(a.target)) for a in recent[first:]):
         return 0  # something changed between: asking again is checking, not circling
     count = sum(1 for a in recent[first:] if a.step == last)
     others = {a.step for a in recent[first:]} - {last}

@@ -1,0 +1,168 @@
+"""What a shell command does, read from its words: the program it runs first, whether it
+reads text, looks for something, changes files, or runs the project's tests.
+
+The role of a Bash call decides how its result is read (metacog.perception.action: an empty
+answer from a seeker is "not there"; metacog.perception.hidden: a reader's output is never
+its own failure) and what the senses make of it (Echo: a test run; Vestibular: the world
+changed). Each list is a list of programs and their subcommands, not of any project's text.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Shell programs that look for something: an empty answer from one is "not there".
+SEEKERS = frozenset(("grep", "rg", "ag", "find", "fd", "ls", "locate", "which", "whereis", "git"))
+# Commands that print text they read: what they print is never their own failure.
+READERS = frozenset(
+    (
+        "grep",
+        "rg",
+        "ag",
+        "cat",
+        "bat",
+        "head",
+        "tail",
+        "less",
+        "more",
+        "sed",
+        "awk",
+        "git",
+        "echo",
+        "printf",
+        "ls",
+        "find",
+        "jq",
+        "wc",
+        "diff",
+        "sort",
+        "uniq",
+        "cut",
+        "tr",
+        "nl",
+    )
+)
+# A shell command that changes files or the repository (`sed -i`, a redirect, `git checkout`).
+_WRITES = re.compile(
+    r"sed -i|\b(?:cat|echo|printf)\b[^|]*>|\btee\b|\bpatch\b|\b(?:mv|cp|rm|touch)\b|git (?:apply|checkout|reset|"
+    r"restore|stash|commit|merge|rebase|pull|switch)|\b(?:npm|pip|uv|yarn|pnpm) (?:i|install|add)\b"
+)
+
+
+def writes(command: str) -> bool:
+    """Whether a shell command changes files or the repository: after it, an empty answer
+    may not hold any more and asking again is checking, not circling."""
+    return bool(_WRITES.search(command))
+
+
+def first_word(command: str) -> str:
+    """The program a shell command runs first, past `cd … &&`, `VAR=value` and `env`."""
+    for part in (
+        command[:500].split("&&")[-1:] if command.lstrip().startswith("cd ") else [command[:500]]
+    ):
+        for word in part.split():
+            if ("=" in word and not word.startswith(("-", "'", '"'))) or word in (
+                "env",
+                "time",
+                "sudo",
+                "nohup",
+            ):
+                continue
+            return word.rsplit("/", 1)[-1]
+    return ""
+
+
+# Programs (and their subcommands) that run a project's tests, past the wrappers below.
+TEST_COMMANDS = (
+    "pytest",
+    "py.test",
+    "unittest",
+    "tox",
+    "nox",
+    "npm test",
+    "npm run test",
+    "yarn test",
+    "pnpm test",
+    "bun test",
+    "jest",
+    "vitest",
+    "mocha",
+    "go test",
+    "cargo test",
+    "cargo nextest",
+    "make test",
+    "make check",
+    "mvn test",
+    "gradle test",
+    "./gradlew test",
+    "rspec",
+    "phpunit",
+    "ctest",
+    "dotnet test",
+    "mix test",
+    "swift test",
+    "deno test",
+)
+
+# Folders that hold tests.
+TEST_DIRS = ("tests", "test", "__tests__", "spec")
+# Words that run the next command rather than being it: `uv run pytest`, `FOO=1 npx jest`.
+WRAPPERS = frozenset(
+    (
+        "uv",
+        "run",
+        "poetry",
+        "pipenv",
+        "hatch",
+        "pdm",
+        "npx",
+        "bunx",
+        "pnpm",
+        "exec",
+        "time",
+        "env",
+        "sudo",
+        "python",
+        "python3",
+        "-m",
+        "nice",
+    )
+)
+
+
+def is_test_file(path: str) -> bool:
+    """A test by its name or its folder; `path` relative to the project (an absolute
+    path could pass through an unrelated "tests" folder above it)."""
+    parts = path.lower().split("/")
+    name = parts[-1]
+    return (
+        name.startswith("test_")
+        or name.endswith(("_test.py", "_test.go", "_spec.rb"))
+        or ".test." in name
+        or ".spec." in name
+        or any(part in TEST_DIRS for part in parts[:-1])
+    )
+
+
+def test_command(command: str) -> bool:
+    """Whether some segment of a shell command runs a test runner (not `pip install pytest`)."""
+    for segment in command.replace("&&", ";").replace("||", ";").replace("|", ";").split(";"):
+        words = [w for w in segment.split() if "=" not in w or w.startswith("-")]
+        while words and words[0].lower() in WRAPPERS:
+            words.pop(0)
+        if words and "/" in words[0] and not words[0].startswith("./gradlew"):
+            words[0] = words[0].rsplit("/", 1)[-1]  # ./node_modules/.bin/jest is jest
+        head = " ".join(words).lower()
+        if any(head == c or head.startswith(c + " ") for c in TEST_COMMANDS):
+            return True
+    return False
+
+
+def narrowed(command: str) -> bool:
+    """A run of one test file or one test (pytest x.py::t, -k, go test -run, jest path)."""
+    return (
+        "::" in command
+        or " -k " in command
+        or " -run " in command
+        or any(is_test_file(part) for part in command.split()[1:] if "." in part)
+    )
