@@ -175,9 +175,9 @@ class _Timeline:
 
     def _usage(self, message: dict) -> None:
         mid = response_id(message)
-        if mid and mid == self.response:
+        if mid is not None and mid == self.response:
             return
-        self.response = mid
+        self.response = mid or ""
         usage = message.get("usage")
         output = usage.get("output_tokens") if isinstance(usage, dict) else 0
         self.tokens += usage_tokens(usage) + (

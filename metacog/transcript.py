@@ -80,10 +80,11 @@ def refused(block: dict, text: str) -> bool:
     return block.get("is_error") is True and text.lstrip().startswith(REFUSAL_TAG)
 
 
-def response_id(message: dict) -> str:
-    """The model response a line belongs to (one response spans several lines), '' if none."""
+def response_id(message: dict) -> str | None:
+    """The model response a line belongs to (one response spans several lines), None if the
+    line names none."""
     mid = message.get("id")
-    return mid[:80] if isinstance(mid, str) else ""
+    return mid[:80] if isinstance(mid, str) else None
 
 
 class Reading:
@@ -189,7 +190,7 @@ def _parse(line: bytes, out: Reading, pending: dict, seen: int) -> None:
         return
     if entry.get("type") == "assistant":
         mid = response_id(message)
-        if mid and mid != out.last_response:
+        if mid is not None and mid != out.last_response:
             out.last_response = mid
             out.responses += 1
         tokens = usage_tokens(message.get("usage"))

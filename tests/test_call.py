@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import json
+import pickle
 import time
 
 import pytest
@@ -31,6 +33,11 @@ def test_a_call_is_frozen_and_a_copy_changes_only_what_it_names() -> None:
     later = call.but(turn=7)
     assert later.turn == 7 and call.turn == 0
     assert later.record() == {**call.record(), "turn": 7}
+    with pytest.raises(TypeError):
+        call.but(colour="red")
+    # Compared by value, and copied or pickled whole.
+    assert copy.deepcopy(later) == later and pickle.loads(pickle.dumps(later)) == later
+    assert later != call
 
 
 def test_a_failure_is_read_once_into_its_signature_kind_and_problems() -> None:

@@ -502,18 +502,3 @@ def test_proof_of_delivery_sent_against_arrived(tmp_path: Path, isolated_home: P
     assert delivery.check(paths.state_dir(), str(projects)).startswith(
         "in 1 of the 2 latest session(s) where metacog spoke, none of its lines reached"
     )
-
-
-def test_a_loop_that_reaches_back_into_an_earlier_one_is_one_stretch_with_it() -> None:
-    # Walls that bring nothing new are one loop (a signal at the third); `make` failing the
-    # same way a fourth time is a loop of its own that reaches back over the walls, which
-    # join it as stale obstacles. One stretch of work: none of its calls is counted twice.
-    other = {"tool": "Read", "target": "a.py", "ok": True, "obstacle": False, "gain": 1.0}
-    make = {"tool": "Bash", "target": "make", "ok": False, "sig": "boom", "obstacle": True}
-    make = {**make, "gain": 1.0, "news": 1}
-    walls = [_wall(f"cmd{n}", 0.0, 0) for n in range(4)]
-    calls = [other, walls[0], make, walls[1], walls[2], walls[3], make, other, make, other]
-    calls += [make] + [other] * 60
-    [loop] = episodes.find(calls, [4])
-    assert (loop["start"], loop["last"], loop["problem"]) == (1, 10, "cmd2: boom")
-    assert loop["calls"] == 11 - 1 and loop["end"] == 11 and loop["resolved"]

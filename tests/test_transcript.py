@@ -48,7 +48,8 @@ def test_a_refusal_is_an_error_that_claude_code_wrapped_in_its_tag() -> None:
 
 def test_a_response_is_named_by_its_message_id_capped() -> None:
     assert response_id({"id": "msg_" + "x" * 200}) == ("msg_" + "x" * 200)[:80]
-    assert response_id({"id": 3}) == response_id({}) == ""
+    assert response_id({"id": 3}) is None and response_id({}) is None
+    assert response_id({"id": ""}) == ""  # an empty id is still one: a response of its own
 
 
 @pytest.mark.parametrize("kind", ["fifo", "devzero", "binary", "missing"])

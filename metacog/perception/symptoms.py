@@ -24,7 +24,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms o
 if TYPE_CHECKING:
     from metacog.perception.call import Call
 
-PROBLEMS_CAP = 12  # problems read per failure (felt by the senses, not stored)
+PROBLEMS_CAP = 12  # problems read per failure (felt by the senses; the window keeps none)
 PROBLEM_CAP = 80  # characters per problem
 SCAN_CAP = 20000  # characters of an error scanned, head and tail
 # An error line says what it is early ("Error: …", "grep: x: No such file or directory"); an

@@ -114,8 +114,9 @@ def _window(calls: list[dict], agent: str) -> list[int]:
 def find(calls: list[dict], loop_at: list[int]) -> list[dict]:
     """The episodes around the calls `loop_at` (indexes into `calls` where a loop sense
     spoke) and around every error that came back RECUR times, in order; a signal or a
-    recurrence inside an episode already found joins it, and an episode that reaches back
-    into one found before is one stretch with it (`_merge`): no call is counted twice."""
+    recurrence inside an episode already found joins it. Two loops of one window may
+    overlap: a person labels interleaved problems as two loops (templar's refused edits and
+    its bodyclose lint, LABELS.jsonl), so they stay two."""
     episodes: list[dict] = []
     windows: dict[str, list[int]] = {}
     # Each failure's identity once: a session of thousands of calls and many signals would
@@ -129,45 +130,9 @@ def find(calls: list[dict], loop_at: list[int]) -> list[dict]:
             continue
         order = windows.setdefault(agent, _window(calls, agent))
         episode = _around(calls, order, order.index(at), agent, idents)
-        if episode["members"] < MIN_MEMBERS:
-            continue
-        # Found in order, so one that overlaps an earlier episode reached back into it.
-        overlapped = [e for e in episodes if e["agent"] == agent and episode["start"] <= e["last"]]
-        for earlier in overlapped[1:]:
-            _merge(calls, overlapped[0], earlier)
-            episodes.remove(earlier)
-        if overlapped:
-            _merge(calls, overlapped[0], episode)
-        else:
+        if episode["members"] >= MIN_MEMBERS:
             episodes.append(episode)
     return episodes
-
-
-def _merge(calls: list[dict], into: dict, later: dict) -> None:
-    """`into` made one stretch of its window with `later`, which overlaps it (a loop found
-    from a later signal that reaches back): from the first call of either to the end of the
-    later one, named for `into`'s problem. Its members are both counts added (they only
-    decide whether a stretch is a loop at all, MIN_MEMBERS)."""
-    order = into["_order"]
-    first = order.index(min(into["start"], later["start"]))
-    last = order.index(max(into["last"], later["last"]))
-    ends = [e["end"] for e in (into, later) if e["end"] is not None and e["end"] > order[last]]
-    end = order.index(min(ends)) if ends else None
-    stop = order[end] if end is not None else order[last]
-    t0 = calls[order[first]].get("ts", 0.0)
-    into.update(
-        start=order[first],
-        last=order[last],
-        end=order[end] if end is not None else None,
-        resolved=end is not None,
-        members=into["members"] + later["members"],
-        calls=(end if end is not None else last + 1) - first,
-        seconds=round(max(0.0, calls[stop].get("ts", t0) - t0), 3),
-        tokens=sum(
-            calls[i].get("tokens", 0)
-            for i in order[first + 1 : (end if end is not None else last) + 1]
-        ),
-    )
 
 
 def _anchors(calls: list[dict], loop_at: list[int]) -> list[int]:

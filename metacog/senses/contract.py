@@ -70,8 +70,8 @@ class Problem:
 
 
 def problems_of(action: Call) -> list[Problem]:
-    """The problems the call's failure names, as records (a damaged stored form's items of
-    another shape were left out by metacog.perception.call.stored)."""
+    """The problems this call's failure names, as records (metacog.perception.symptoms read
+    them; the window's stored calls keep none)."""
     return [Problem(*item) for item in action.problems or ()]
 
 
