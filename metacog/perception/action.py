@@ -1,4 +1,5 @@
-"""What one tool call was, reduced to the few fields the senses need (a metacog.perception.call.Call).
+"""What one tool call was, reduced to the few fields the senses need: its Call
+(metacog.perception.call).
 
 Payload fields are read tolerantly: a missing or wrongly typed field is absent, not a
 crash. Nothing raw is kept: the target is a short normalized form, the result a
@@ -298,8 +299,8 @@ def make(
     **more: object,
 ) -> Call:
     """The call's record: an error becomes its signature, its kind of mistake and the problems
-    it names (metacog.perception.symptoms), and the result's checksum the failure's own; `more` sets the
-    other fields of the Call (empty, waiting, refused, turn, prints, named)."""
+    it names (metacog.perception.symptoms), and the result's checksum the failure's own; `more`
+    sets the other fields of the Call (empty, waiting, refused, turn, prints, named)."""
     sig, mistake, problems = "", "", None
     if error:
         from metacog.perception import symptoms

@@ -1,23 +1,24 @@
 """One tool call as perception read it: a frozen record, built once per call.
 
-metacog.perception.action builds it from the hook's payload (or from a refused call the transcript
-tells); the facts, every sense, the session summary and replay read it, and nothing reads
-the payload again for the same facts. The window keeps the last calls in their stored form
-(`record`, a plain dict in the session's JSON state), and `Context.calls` hands them back as
-records: the senses read attributes of one type whether a call is this one or an earlier one.
+metacog.perception.action builds it from the hook's payload (or from a refused call the
+transcript tells); the facts, every sense, the session summary and replay read it, and
+nothing reads the payload again for the same facts. The window keeps the last calls in
+their stored form (`record`, a plain dict in the session's JSON state), and `Context.calls`
+hands them back as records: the senses read attributes of one type whether a call is this
+one or an earlier one.
 
 Not a dataclass: `dataclasses` imports `inspect`, a cost every direct hook call would pay
-(metacog.event says the same of the payload); not a namedtuple, whose class is built by
-`exec` at import.
+(metacog.event says the same of the payload); not a namedtuple, which compiles its
+`__new__` with `eval` when the class is made.
 """
 
 from __future__ import annotations
 
 from operator import itemgetter  # loaded already: json imports re, which imports it
 
-# Kinds of mistake that are the person's decision (an edit rejected, a call interrupted; named
-# by metacog.perception.symptoms): the person speaking is not the world answering, and no obstacle of the
-# agent's own making.
+# Kinds of mistake that are the person's decision (an edit rejected, a call interrupted;
+# named by metacog.perception.symptoms): the person speaking is not the world answering,
+# and no obstacle of the agent's own making.
 PERSON = frozenset(("rejected", "interrupted"))
 
 _FIELDS = (
