@@ -139,12 +139,12 @@ class Call(tuple):
     @property
     def outcome(self) -> str:
         """How the call ended: "ok", "empty" (a question answered with nothing), "waiting" (a
-        background job still running), "refused" (before it ran), "interrupted" (the person's
-        no or interrupt), or "failed"."""
-        if self.refused:
-            return "refused"
+        background job still running), "interrupted" (the person's no or interrupt, whenever
+        it came), "refused" (before it ran), or "failed"."""
         if self.mistake in PERSON:
             return "interrupted"
+        if self.refused:
+            return "refused"
         if not self.ok:
             return "failed"
         if self.empty:

@@ -27,7 +27,6 @@ import re
 import zlib
 
 from metacog.perception import turns
-from metacog.perception.call import PERSON
 from metacog.perception.tools import EDIT_TOOLS, NO_ANSWER
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
@@ -359,13 +358,14 @@ def _walls(mem: dict, prints: list, calls: int) -> None:
         del walls[next(iter(walls))]
 
 
+_OBSTACLES = frozenset(("failed", "refused", "empty"))  # outcomes of a call (Call.outcome)
+
+
 def is_obstacle(action: Call) -> bool:
-    """Whether the call met an obstacle: it failed, was refused, interrupted or timed out (its
-    outcome is not ok), or a question came back empty; the person's own no (PERSON: the
-    person speaking is not the world answering) is not one."""
-    if action.empty:
-        return True
-    return not action.ok and action.mistake not in PERSON
+    """Whether the call met an obstacle: it failed (timed out among the ways), was refused, or
+    a question came back empty; the person's own no (an interrupted call: the person speaking
+    is not the world answering) is not one."""
+    return action.outcome in _OBSTACLES
 
 
 class Reading:
