@@ -15,7 +15,7 @@ import stat
 import sys
 import time
 
-from metacog import fsutil, hook, protocol, resident
+from metacog import fsutil, hook, protocol, resident, state
 
 TICK_SECONDS = 2.0  # how often an idle process checks that its socket is still its own
 READ_TIMEOUT = 5.0
@@ -152,6 +152,7 @@ def _answer(conn: socket.socket, log: int, here: int) -> None:
     calls the process is itself again: its own environment, its own folder."""
     faulthandler.dump_traceback_later(protocol.WATCHDOG_SECONDS, exit=True, file=log)
     state_dir = ""
+    saves: list = []  # the session's state, written once the reply is out (state.AFTER)
     try:
         conn.setblocking(True)
         conn.settimeout(READ_TIMEOUT)
@@ -173,7 +174,11 @@ def _answer(conn: socket.socket, log: int, here: int) -> None:
         from metacog import paths
 
         state_dir = paths.state_dir()
-        reply = hook.handle(raw, state_dir=state_dir)
+        state.AFTER = saves
+        try:
+            reply = hook.handle(raw, state_dir=state_dir)
+        finally:
+            state.AFTER = None
         if reply:
             conn.sendall(reply.encode("ascii", "backslashreplace"))
     except (BrokenPipeError, ConnectionResetError, TimeoutError):
@@ -181,7 +186,6 @@ def _answer(conn: socket.socket, log: int, here: int) -> None:
     except Exception as exc:  # noqa: BLE001 - one bad call must not end the process
         hook.log_failure(state_dir, exc)
     finally:
-        faulthandler.cancel_dump_traceback_later()
         try:
             # Out of the caller's folder before the reply ends (the close): once the call
             # is over, a resident must not keep its drive busy, not even for a moment.
@@ -189,9 +193,15 @@ def _answer(conn: socket.socket, log: int, here: int) -> None:
         except OSError:
             pass
         try:
-            conn.close()
+            conn.close()  # the reply's end: the client goes, Claude Code goes on
         except OSError:
             pass
+        for save in saves:
+            try:
+                save()
+            except Exception as exc:  # noqa: BLE001 - each save lets its lock go whatever happens
+                hook.log_failure(state_dir, exc)
+        faulthandler.cancel_dump_traceback_later()
         _adopt(_OWN_ENV)  # a failure before the next call's adoption logs where this process would
 
 

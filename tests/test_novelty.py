@@ -59,12 +59,42 @@ def test_a_line_shown_longer_ago_than_the_span_is_news_again() -> None:
     assert gains == [1.0, 0.0, 1.0]
 
 
+def remembered(win: dict) -> list[str]:
+    """The fingerprints a window's novelty memory holds, least recently shown first."""
+    return [k for _, prints in win["novelty"].get("shown", []) for k in prints.split()]
+
+
 def test_the_memory_is_capped_and_a_damaged_one_is_replaced() -> None:
-    win: dict = {"calls": 1, "novelty": {"seen": "junk", "obstacles": [["x"], [1, 2, 3, 4, 0, 0]]}}
+    win: dict = {"calls": 1, "novelty": {"shown": "junk", "obstacles": [["x"], [1, 2, 3, 4, 0, 0]]}}
     prints = list(range(novelty.SEEN_CAP + 50))
     ctx = novelty.update(win, Call("Bash", "x", ok=False), prints, [])
-    assert len(win["novelty"]["seen"]) == novelty.SEEN_CAP
+    # The least recently shown go first: here the first 50 lines of the result.
+    assert remembered(win) == [format(p, "06x") for p in prints[50:]]
     assert ctx.obstacle and ctx.obstacles[0] == (1, 2, 0.03, 0, False) and len(ctx.obstacles) == 2
+
+
+def test_a_line_shown_again_is_remembered_as_shown_now_and_damaged_entries_are_dropped() -> None:
+    # Damage of every shape, and an older version's memory (one key per line), are dropped;
+    # the valid entry stays.
+    win: dict = {
+        "calls": 10,
+        "novelty": {
+            "seen": {"000001": 9},
+            "shown": [["9", "000001"], [9, "not hex"], [9, 7], [9], "x", [9, "000002 000003"]],
+        },
+    }
+    ctx = novelty.update(win, Call("Bash", "x", ok=True), [1, 3, 4], [])
+    assert ctx.gain == 2 / 3  # 000001 only in damaged entries; 000003 shown at call 9
+    assert "seen" not in win["novelty"]
+    # 000003 moves to call 10; each fingerprint is kept once, under the call that showed it last.
+    assert win["novelty"]["shown"] == [[9, "000002"], [10, "000001 000003 000004"]]
+    win["calls"] = 11
+    novelty.update(win, Call("Bash", "x", ok=True), [2], [])
+    assert win["novelty"]["shown"] == [[10, "000001 000003 000004"], [11, "000002"]]
+    # Beyond the span a call's lines are forgotten whole.
+    win["calls"] = 11 + novelty.SPAN
+    assert novelty.update(win, Call("Bash", "y", ok=True), [1, 2], []).gain == 0.5
+    assert win["novelty"]["shown"] == [[11 + novelty.SPAN, "000001 000002"]]
 
 
 def test_the_same_call_working_again_overcomes_its_obstacles() -> None:
@@ -269,7 +299,7 @@ def test_a_subagent_window_remembers_only_its_obstacles_within_a_smaller_cap() -
         text = "\n".join(f"line {n}-{k} of /w/src/m{n}.py" for k in range(40))
         ok = Call("Read", f"m{n}", ok=True)
         novelty.update(win, ok, novelty.fingerprints(text), [], main=False)
-    assert len(win["novelty"].get("seen", {})) == 0
+    assert remembered(win) == []
     fail = Call("Bash", "make", ok=False)
     gains = []
     for _ in range(2):
@@ -277,7 +307,7 @@ def test_a_subagent_window_remembers_only_its_obstacles_within_a_smaller_cap() -
         prints = [zlib.crc32(f"{k} {x}".encode()) & 0xFFFFFF for k in range(40) for x in range(10)]
         gains.append(novelty.update(win, fail, prints, [], main=False).gain)
     assert gains == [1.0, 0.25]  # of the same 400 lines, the 100 not remembered are new
-    assert len(win["novelty"]["seen"]) == novelty.SUB_SEEN_CAP
+    assert len(remembered(win)) == novelty.SUB_SEEN_CAP
 
 
 def test_the_calls_own_words_said_back_are_not_news() -> None:

@@ -252,3 +252,23 @@ def test_an_old_unevaluated_session_is_learned_from_before_it_is_collected(tmp_p
     store = project / ".claude" / "metacog-learnings.jsonl"
     rules = [json.loads(line)["rule"] for line in store.read_text().splitlines()]
     assert "error-loop" in rules
+
+
+def test_a_save_queued_for_after_the_reply_is_written_under_the_lock_it_kept(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """The resident process queues the session's save (state.AFTER) and writes it once the
+    reply is out: until then the lock stays held, so no other hook reads the older state."""
+    from metacog.fsutil import locked
+
+    saves: list = []
+    monkeypatch.setattr(state, "AFTER", saves)
+    with state.Session(str(tmp_path), "s1", 1.0) as st:
+        st["calls"] = 5
+    path = state.path_for(str(tmp_path), "s1")
+    assert len(saves) == 1 and not os.path.exists(path)
+    with pytest.raises(TimeoutError):
+        locked(path, timeout=0.05).__enter__()
+    saves[0]()
+    with locked(path, timeout=0.05):
+        assert json.loads(Path(path).read_text())["calls"] == 5

@@ -254,29 +254,90 @@ ASKED_CAP = 64  # questions whose bare answers, places whose empty ones, are rem
 
 
 def _gain(
-    seen: dict, prints: list, named: list, calls: int, cap: int = SEEN_CAP
+    shown: list, prints: list, named: list, calls: int, cap: int = SEEN_CAP
 ) -> tuple[float, int]:
     """(share of the result's lines not shown within SPAN calls, how many of the lines that
     name something were not shown either, wherever they point); all are remembered as shown
     now. A line is a fingerprint, or a pair of them (metacog.perception.novelty.read): new
-    when no fingerprint of it was shown."""
+    when no fingerprint of it was shown.
+
+    `shown` is the window's memory of what it showed (`_shown`): one entry per call, [call
+    number, its fingerprints as six hex digits each, space-separated], oldest first, each
+    fingerprint only under the call that showed it last. One string per call rather than one
+    key per line: the state is parsed and written on every call, and 1,300 keys of a dict
+    were more than half of its cost (1.0 ms of 1.9, issue 23)."""
     distinct = list(dict.fromkeys(prints))
+    text = " " + " ".join(entry[1] for entry in shown) + " "
     fresh = set()
+    keys: dict[str, None] = {}  # this call's fingerprints, in the order they were shown
+    again = set()  # those shown before, to be taken from the calls that showed them
     for line in dict.fromkeys(distinct + named):
         new = True
         for print_ in line if isinstance(line, tuple) else (line,):
             key = format(print_, "06x")
-            last = seen.pop(key, None)
-            if isinstance(last, int) and calls - last <= SPAN:
+            if key in keys:
+                new = False  # shown a moment ago, by another line of this result
+            elif f" {key} " in text:
                 new = False
-            seen[key] = calls  # re-inserted: the dict stays in least-recently-shown order
+                again.add(key)
+            keys.pop(key, None)
+            keys[key] = None
         if new:
             fresh.add(line)
-    while len(seen) > cap:
-        del seen[next(iter(seen))]
+    _forget(shown, again)
+    if shown and shown[-1][0] == calls:  # a second reading of the same call (a damaged count)
+        last = shown.pop()
+        keys = dict.fromkeys([k for k in last[1].split() if k not in keys] + list(keys))
+    if keys:
+        shown.append([calls, " ".join(keys)])
+    # At most `cap` fingerprints, the least recently shown dropped first.
+    excess = sum((len(entry[1]) + 1) // 7 for entry in shown) - cap
+    while excess > 0 and shown:
+        held = (len(shown[0][1]) + 1) // 7
+        if held <= excess:
+            shown.pop(0)
+        else:
+            shown[0][1] = shown[0][1][7 * excess :]
+        excess -= held
     new = sum(p in fresh for p in distinct)
     news = sum(p in fresh for p in named)
     return (new / len(distinct) if distinct else 0.0), news
+
+
+_PRINT = re.compile(r"[0-9a-f]{6}(?: [0-9a-f]{6})*")  # a call's fingerprints, as `_gain` keeps them
+
+
+def _shown(mem: dict, calls: int) -> list:
+    """The window's memory of what it showed within SPAN calls (`_gain`), in place; an entry
+    of any other shape (damage, an older version's memory) is dropped."""
+    shown = mem.get("shown")
+    if not isinstance(shown, list):
+        shown = []
+    mem.pop("seen", None)  # an older version's memory: one key per line
+    shown[:] = [
+        entry
+        for entry in shown
+        if isinstance(entry, list)
+        and len(entry) == 2
+        and isinstance(entry[0], int)
+        and isinstance(entry[1], str)
+        and calls - entry[0] <= SPAN
+        and _PRINT.fullmatch(entry[1])
+    ]
+    mem["shown"] = shown
+    return shown
+
+
+def _forget(shown: list, keys: set) -> None:
+    """Take these fingerprints out of the calls that showed them (each call keeps only those
+    it showed last; a line shown again now moves to now)."""
+    if not keys:
+        return
+    for entry in shown:
+        prints = entry[1].split()
+        if not keys.isdisjoint(prints):
+            entry[1] = " ".join(k for k in prints if k not in keys)
+    shown[:] = [entry for entry in shown if entry[1]]
 
 
 def _remember(mem: dict, name: str, action: Call, value: int, cap: int) -> object:
@@ -393,24 +454,23 @@ def update(win: dict, action: Call, prints: list, named: list, main: bool = True
     mem = win.get("novelty")
     if not isinstance(mem, dict):
         mem = win["novelty"] = {}
-    seen = mem.get("seen")
-    if not isinstance(seen, dict):
-        seen = mem["seen"] = {}
     calls = win.get("calls", 0)
     calls = calls if isinstance(calls, int) else 0
+    shown = _shown(mem, calls)
     if action.tool in EDIT_TOOLS and action.ok:
         # The world changed: what was not there may be there now (a failed edit, a to-do
         # list changed nothing a question could find).
         mem.pop("asked", None)
         nothing = mem.pop("nothing", None)
-        for key in nothing if isinstance(nothing, list) else ():
-            if isinstance(key, str):
-                seen.pop(key, None)
+        _forget(
+            shown,
+            {k for k in nothing if isinstance(k, str)} if isinstance(nothing, list) else set(),
+        )
     bare = not action.ok and not named and len(set(prints)) <= 1
     if action.empty:
         # An empty answer: its one line, nothing found at that place (metacog.perception.action), is
         # news until the place has been searched; an edit since makes it news again.
-        out.gain, out.news = _gain(seen, prints[:1], [], calls, cap)
+        out.gain, out.news = _gain(shown, prints[:1], [], calls, cap)
         nothing = mem.get("nothing")
         if not isinstance(nothing, list):
             nothing = mem["nothing"] = []
@@ -423,7 +483,7 @@ def update(win: dict, action: Call, prints: list, named: list, main: bool = True
         out.news = _fresh(mem, action, calls)
         out.gain = float(out.news)
     elif main or not action.ok:
-        out.gain, out.news = _gain(seen, prints, named, calls, cap)
+        out.gain, out.news = _gain(shown, prints, named, calls, cap)
     else:
         out.gain = 1.0  # a subagent's success: not remembered, not weighed
     weighed = out.gain  # before a shorter result makes it news: a wall is no shorter list
