@@ -502,3 +502,61 @@ def test_the_same_call_passing_with_its_failures_lines_less_its_exit_code_met_th
     for _ in range(novelty.SPAN + 5):
         again = call(True, [11, 12])
     assert again.obstacle
+
+
+def test_what_the_agent_wrote_and_a_failure_quotes_back_is_not_news() -> None:
+    # A test the agent patched fails again; the traceback quotes the assertion as the agent
+    # just wrote it. The failure says nothing the agent had not written itself: no news. Its
+    # look-alike: a line the agent did not write (a new exception) is news.
+    from metacog.event import Event
+    from metacog.perception import action
+
+    def edit(new: str) -> object:
+        payload = captured(
+            "PostToolUse",
+            "Edit",
+            tool_input={"file_path": "/w/tests/test_cart.py", "old_string": "x", "new_string": new},
+        )
+        return action.from_event(Event(payload), 0.0)
+
+    def run(error: str) -> object:
+        payload = captured(
+            "PostToolUseFailure",
+            "Bash",
+            tool_input={"command": "pytest tests/test_cart.py", "description": "x"},
+            error=error,
+        )
+        return action.from_event(Event(payload), 0.0)
+
+    written = "    assert cart_total(items) == expected_total_cents"
+    win: dict = {"calls": 0}
+    reads = []
+    for record in (
+        edit(f"def test_total():\n{written}\n"),
+        run(f"Exit code 1\n>{written}\nE   AssertionError: 1200 != 1250"),
+        edit(f"def test_total():\n{written}  # patched\n"),
+        run(f"Exit code 1\n{written}  # patched\nE   AssertionError: 1200 != 1250"),
+        run(f"Exit code 1\n{written}  # patched\nE   KeyError: 'currency_code'"),
+    ):
+        win["calls"] += 1
+        reads.append(novelty.update(win, record, list(record.prints), list(record.named)))
+    assert [r.news for r in reads[1::2]] == [1, 0]  # the assertion only, then nothing
+    assert reads[4].news == 1  # the new exception alone
+
+
+def test_a_content_hash_in_a_path_is_not_news() -> None:
+    # A content-addressed store path changes with every build of the same source: the same
+    # error under another hash is the same error. Its look-alike: another file is news.
+    def line(digest: str, name: str) -> str:
+        return f"error: while evaluating `/nix/store/{digest}-source/modules/{name}.nix'"
+
+    a = novelty.read(
+        "Bash", {"command": "nix build"}, "", line("1gjnmb3al8j9qsflsjrsr4687mb7xiz3", "top")
+    )
+    b = novelty.read(
+        "Bash", {"command": "nix build"}, "", line("f0kn3ipynlsadpq1a2i1khhwg58mh28m", "top")
+    )
+    c = novelty.read(
+        "Bash", {"command": "nix build"}, "", line("f0kn3ipynlsadpq1a2i1khhwg58mh28m", "boot")
+    )
+    assert a == b and a != c

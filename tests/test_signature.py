@@ -688,6 +688,9 @@ _HOSTILE = [
     _fill("a", ":1;"),
     _fill("", "line 1"),
     _fill("", "\t\u2028"),
+    _fill("", "g", "1_"),  # a content hash's run, with a word character after it
+    _fill("", "g1", "_"),
+    _fill("", "g_1 "),
 ]
 
 
@@ -741,6 +744,7 @@ _OLD_VOLATILE = re.compile(
     rf"|(?P<addr>0[xX]{_O_HEX}+(?!\w))"
     r"|(?P<dur>\d+(?:\.\d+)? ?(?:ms|s|sec|seconds|µs|μs|us|ns|m)(?!\w))"
     rf"|(?P<hex>{_O_HEX}{{12,}}(?!\w))"
+    r"|(?P<hash>(?=[a-zA-Z]*[0-9])(?=[0-9]*[a-zA-Z])[0-9a-zA-Z]{20,}(?!\w))"
     rf"|(?P<n>(?ai:pid|process|thread))(?:[ =:#]+(?!{_O_ISO_HEAD}|\d\d:\d\d:\d\d(?!\w)))?\d+(?!\w))"
 )
 

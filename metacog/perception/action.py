@@ -17,6 +17,7 @@ from metacog.perception import novelty
 from metacog.perception.call import Call
 from metacog.perception.tools import (
     DELEGATING_TOOLS,
+    EDIT_TOOLS,
     FILE_TOOLS,
     POLLING_TOOLS,
     REFUSAL_TAG,
@@ -279,7 +280,12 @@ def from_event(event: Event, now: float, outcome: bool = True) -> Call:
     prints: tuple = ()
     named: tuple = ()
     if outcome:  # a record that needs no reading (replay's, of a call the hook did not feel)
-        answer = "" if error else novelty.answer_text(tool, response)
+        if error:
+            answer = ""
+        elif tool in EDIT_TOOLS:
+            answer = novelty.written(tool, tool_input)  # shown to the agent: it wrote it
+        else:
+            answer = novelty.answer_text(tool, response)
         read_prints, read_named = novelty.read(tool, tool_input, answer, error)
         prints, named = tuple(read_prints), tuple(read_named)
     return make(

@@ -87,6 +87,25 @@ def answer_text(tool: str, response: object) -> str:
     return "\n".join(parts)
 
 
+def written(tool: str, tool_input: dict) -> str:
+    """What an edit wrote into its file: its new text (an Edit's new_string, each of a
+    MultiEdit's, a Write's content, a notebook cell's source). The agent has seen what it
+    wrote: a failure that quotes it back (a traceback's source line, a test's own assertion
+    as the agent just patched it) says nothing the world had not been told."""
+    if tool == "MultiEdit":
+        edits = tool_input.get("edits")
+        parts = (
+            [e.get("new_string") for e in edits[:64] if isinstance(e, dict)]
+            if isinstance(edits, list)
+            else []
+        )
+        return "\n".join(p for p in parts if isinstance(p, str))
+    for key in ("new_string", "content", "new_source"):
+        if isinstance(tool_input.get(key), str):
+            return tool_input[key]
+    return ""
+
+
 def _str(value: object) -> str:
     return value if isinstance(value, str) else ""
 
@@ -135,6 +154,8 @@ def _clean(line: str) -> str:
         clean,
     )  # its patterns compile once a result is there to read
 
+    if line[:1] == ">" and line[1:2].isspace():
+        line = line[1:]  # the mark on the line that failed (pytest's `>   assert …`), not the line
     return clean(line)
 
 

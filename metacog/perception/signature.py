@@ -8,7 +8,9 @@ equality. Only this signature is ever stored, never the raw error output.
 Why each normalization: loggers and test runners stamp times on their lines; ASLR
 moves every address; pytest's tmp_path, mktemp, go-build and macOS's /var/folders
 give each run a new temp folder; pids, thread ids, request ids (UUIDs) and container
-or object ids (long hex) are new per run; durations jitter. Exit-code and traceback
+or object ids (long hex) are new per run; a content hash (a store path's `1gjn…xiz3`, a
+build id: twenty letters and digits or more, mixed) is new with every change of what it
+hashes, while the name beside it stays; durations jitter. Exit-code and traceback
 headers, chained-exception notes, caret markers and session banners are on every
 failure alike, so they identify nothing; a test runner's FAILED line names the test,
 which does. Claude Code wraps some of its own errors in <tool_use_error> tags and not
@@ -54,6 +56,9 @@ _VOLATILE = re.compile(
     rf"|(?P<addr>0[xX]{_HEX}+(?!\w))"
     r"|(?P<dur>\d+(?:\.\d+)? ?(?:ms|s|sec|seconds|µs|μs|us|ns|m)(?!\w))"  # micro sign and Greek mu
     rf"|(?P<hex>{_HEX}{{12,}}(?!\w))"
+    # A content hash: 20 or more letters and digits, both. Its lookaheads stop at the first
+    # digit and the first letter; the run backs off only where a `_` follows it, once.
+    r"|(?P<hash>(?=[a-zA-Z]*[0-9])(?=[0-9]*[a-zA-Z])[0-9a-zA-Z]{20,}(?!\w))"
     # "thread 12:00:01" is a time, not a thread number.
     rf"|(?P<n>(?ai:pid|process|thread))(?:[ =:#]+(?!{_ISO_HEAD}|\d\d:\d\d:\d\d(?!\w)))?\d+(?!\w))"
 )
@@ -102,10 +107,14 @@ def _tag(m: re.Match[str]) -> str:
     return f"{m['n']} <n>" if m.lastgroup == "n" else f"<{m.lastgroup}>"
 
 
+_LONG = re.compile(r"[0-9a-zA-Z]{20}")  # what a content hash holds, which _MAY_VARY cannot say
+
+
 def clean(line: str) -> str:
     """The line with what varies between identical failures replaced, whitespace collapsed."""
     line = " ".join(line.split())
     may_vary = _MAY_VARY_ASCII.search(line) if line.isascii() else re.search(_MAY_VARY, line)
+    may_vary = may_vary or _LONG.search(line)
     return _VOLATILE.sub(_tag, line) if may_vary else line
 
 
