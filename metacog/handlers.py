@@ -212,6 +212,7 @@ def on_subagent_stop(event: Event, state_dir: str, now: float) -> dict | None:
 def on_session_end(event: Event, state_dir: str, now: float) -> dict | None:
     sid = event.session
     if sid:
+        state.settled(state_dir, sid)  # the last call's save, if the resident still writes it
         st = state.read(state_dir, sid) or {}
         root = st.get("root") if isinstance(st.get("root"), str) else config.project_root(event.cwd)
         cfg = schema.load(paths.config_dir(), root)

@@ -42,7 +42,10 @@ HELD: dict[str, str] | None = None
 # queued here, still under its lock, and written once the reply is out. Writing the state
 # was a third of the hook's own time per call (1.0 ms of 3.0, issue 23); Claude Code waits
 # for the reply, not for the file. The next call, served by the same process after this
-# one, or a direct hook waiting on the lock, reads what was written.
+# one, or a direct hook waiting on the lock, reads what was written; a reader without the
+# lock waits for it first (`settled`). A save that fails now fails after its reply was
+# given: it is logged as before (metacog.log, `metacog doctor`), and the next call works
+# from the state before it, so what that reply said may be said once more.
 AFTER: list | None = None
 _ALLOWED = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
 
@@ -209,6 +212,17 @@ class Session:
             atomic_write(self.path, dumps(self.state), durable=False)
         finally:
             self.lock.__exit__()
+
+
+def settled(state_dir: str, session_id: str) -> None:
+    """Wait until a save the resident process queued after its reply (AFTER) is written: it
+    holds the session's lock until then. Bounded like any lock; a reader that cannot wait
+    reads what is there."""
+    try:
+        with locked(path_for(state_dir, session_id)):
+            pass
+    except (OSError, ValueError):  # TimeoutError is an OSError
+        pass
 
 
 def read(state_dir: str, session_id: str) -> dict | None:

@@ -560,3 +560,26 @@ def test_a_content_hash_in_a_path_is_not_news() -> None:
         "Bash", {"command": "nix build"}, "", line("f0kn3ipynlsadpq1a2i1khhwg58mh28m", "boot")
     )
     assert a == b and a != c
+
+
+def test_an_older_versions_memory_is_taken_over() -> None:
+    # One key per line, {fingerprint: call that showed it last}: a session running across
+    # an upgrade keeps what it saw (beyond the span, nothing).
+    win: dict = {"calls": 70, "novelty": {"seen": {"000001": 5, "000002": 60, "000003": 69}}}
+    ctx = novelty.update(win, Call("Bash", "x", ok=True), [1, 2, 3, 4], [])
+    assert ctx.gain == 0.5  # 000001 was shown 65 calls ago: beyond SPAN; 000004 never
+    assert win["novelty"]["shown"] == [[70, "000001 000002 000003 000004"]]
+    assert "seen" not in win["novelty"]
+
+
+def test_a_damaged_memory_of_any_size_is_bounded_before_it_is_searched() -> None:
+    # Ten thousand entries of one call, and one entry of a million fingerprints: what is
+    # searched is at most SPAN + 1 entries and the cap, the most recent kept.
+    many = [[50, "000001"]] * 10_000
+    huge = [[50, " ".join(["00000a"] * 1_000_000 + ["00000b"])]]
+    for shown in (many, huge):
+        win: dict = {"calls": 51, "novelty": {"shown": shown}}
+        ctx = novelty.update(win, Call("Bash", "x", ok=True), [1, 11], [])
+        kept = remembered(win)
+        assert len(kept) <= novelty.SEEN_CAP and kept[-2:] == ["000001", "00000b"]
+        assert ctx.gain == 0.5  # 000001 shown by the many, 00000b the last of the huge one

@@ -128,11 +128,14 @@ def run_sh(payload: dict | bytes, env: dict[str, str], *mode: str) -> subprocess
     )
 
 
-def settled(env: dict[str, str]) -> None:
-    """Once this returns, the resident process has written the state of every call before:
-    it serves one call at a time and writes a call's state after its reply, before it takes
-    the next (metacog.state.AFTER); this call (no event) touches no state."""
-    assert run_sh(b"{}", env).returncode == 0
+def settled(env: dict[str, str], session: str) -> Path:
+    """The session's state file, once the resident process has written the last call's:
+    it holds the session's lock from before its reply until then (metacog.state.AFTER)."""
+    from metacog import state
+
+    state_dir = str(Path(env["METACOG_HOME"]) / "state")
+    state.settled(state_dir, session)
+    return Path(state.path_for(state_dir, session))
 
 
 def wait_for(condition, timeout: float = 15.0) -> bool:
@@ -589,10 +592,7 @@ def test_overlapping_calls_through_run_sh_lose_none_and_count_none_twice(
         with ThreadPoolExecutor(8) as pool:
             outs = list(pool.map(lambda raw: run_sh(raw, env), raws[batch : batch + 8]))
         assert [(o.returncode, o.stderr) for o in outs] == [(0, b"")] * 8
-    settled(env)
-    st = json.loads(
-        (tmp_path / "home" / "state" / "sessions" / f"{payload['session_id']}.json").read_text()
-    )
+    st = json.loads(settled(env, payload["session_id"]).read_text())
     assert st["calls"] == 64
 
 

@@ -37,6 +37,11 @@ from metacog.perception.signature import CAP, clean, kind, signature
             "req 923e4567-e89b-12d3-a456-426614174999 failed",
             id="uuid",
         ),
+        pytest.param(
+            "error: in /nix/store/1gjnmb3al8j9qsflsjrsr4687mb7xiz3-source/a.nix",
+            "error: in /nix/store/f0kn3ipynlsadpq1a2i1khhwg58mh28m-source/a.nix",
+            id="content-hash",
+        ),
     ],
 )
 def test_what_varies_between_identical_failures_is_dropped(a: str, b: str) -> None:
@@ -50,6 +55,20 @@ def test_what_varies_between_identical_failures_is_dropped(a: str, b: str) -> No
         pytest.param("app.py:3:1: E501 line too long", "app.py:4:1: E501 line too long", id="line"),
         pytest.param("error in a.go:3", "error in b.go:3", id="file"),
         pytest.param("Exit code 1\nboom failed", "Exit code 2\nboom failed", id="exit-code"),
+        # Long names with digits are names, not content hashes (they mix cases, or hold a
+        # digit or three): each its own error.
+        pytest.param(
+            "S3BucketNotFoundException: x", "Ec2InstanceNotFoundException: x", id="name-digit"
+        ),
+        pytest.param(
+            "OAuth2AuthenticationProvider failed", "Http2ConnectionManager failed", id="camel"
+        ),
+        pytest.param(
+            "x509certificateverifyerror", "x509certificateparseerrors", id="lowercase-few-digits"
+        ),
+        pytest.param(
+            "TestHandleHTTP2Requests FAILED", "TestHandleHTTP3Requests FAILED", id="test-name"
+        ),
     ],
 )
 def test_what_identifies_an_error_is_kept(a: str, b: str) -> None:
@@ -690,6 +709,8 @@ _HOSTILE = [
     _fill("", "\t\u2028"),
     _fill("", "g", "1_"),  # a content hash's run, with a word character after it
     _fill("", "g1", "_"),
+    _fill("", "g1", "G"),
+    _fill("", "G1", "g"),
     _fill("", "g_1 "),
 ]
 
@@ -744,7 +765,8 @@ _OLD_VOLATILE = re.compile(
     rf"|(?P<addr>0[xX]{_O_HEX}+(?!\w))"
     r"|(?P<dur>\d+(?:\.\d+)? ?(?:ms|s|sec|seconds|µs|μs|us|ns|m)(?!\w))"
     rf"|(?P<hex>{_O_HEX}{{12,}}(?!\w))"
-    r"|(?P<hash>(?=[a-zA-Z]*[0-9])(?=[0-9]*[a-zA-Z])[0-9a-zA-Z]{20,}(?!\w))"
+    r"|(?P<hash>(?=(?:[a-z]*[0-9]){4})(?=[0-9]*[a-z])[0-9a-z]{20,}(?!\w)"
+    r"|(?=(?:[A-Z]*[0-9]){4})(?=[0-9]*[A-Z])[0-9A-Z]{20,}(?!\w))"
     rf"|(?P<n>(?ai:pid|process|thread))(?:[ =:#]+(?!{_O_ISO_HEAD}|\d\d:\d\d:\d\d(?!\w)))?\d+(?!\w))"
 )
 

@@ -272,3 +272,26 @@ def test_a_save_queued_for_after_the_reply_is_written_under_the_lock_it_kept(
     saves[0]()
     with locked(path, timeout=0.05):
         assert json.loads(Path(path).read_text())["calls"] == 5
+
+
+def test_a_reader_without_the_lock_waits_for_a_queued_save(tmp_path: Path, monkeypatch) -> None:
+    """SessionEnd reads the state without the lock: `settled` first waits for the save the
+    resident process queued after its last reply."""
+    saves: list = []
+    monkeypatch.setattr(state, "AFTER", saves)
+    with state.Session(str(tmp_path), "s2", 1.0) as st:
+        st["calls"] = 7
+    monkeypatch.setattr(state, "AFTER", None)
+    seen: list = []
+
+    def reader() -> None:
+        state.settled(str(tmp_path), "s2")
+        seen.append((state.read(str(tmp_path), "s2") or {}).get("calls"))
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    time.sleep(0.3)
+    assert seen == []  # still waiting on the lock
+    saves[0]()
+    thread.join(5)
+    assert seen == [7]

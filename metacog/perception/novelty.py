@@ -311,15 +311,7 @@ def _gain(
         keys = dict.fromkeys([k for k in last[1].split() if k not in keys] + list(keys))
     if keys:
         shown.append([calls, " ".join(keys)])
-    # At most `cap` fingerprints, the least recently shown dropped first.
-    excess = sum((len(entry[1]) + 1) // 7 for entry in shown) - cap
-    while excess > 0 and shown:
-        held = (len(shown[0][1]) + 1) // 7
-        if held <= excess:
-            shown.pop(0)
-        else:
-            shown[0][1] = shown[0][1][7 * excess :]
-        excess -= held
+    _cap(shown, cap)
     new = sum(p in fresh for p in distinct)
     news = sum(p in fresh for p in named)
     return (new / len(distinct) if distinct else 0.0), news
@@ -328,25 +320,59 @@ def _gain(
 _PRINT = re.compile(r"[0-9a-f]{6}(?: [0-9a-f]{6})*")  # a call's fingerprints, as `_gain` keeps them
 
 
-def _shown(mem: dict, calls: int) -> list:
-    """The window's memory of what it showed within SPAN calls (`_gain`), in place; an entry
-    of any other shape (damage, an older version's memory) is dropped."""
+def _shown(mem: dict, calls: int, cap: int) -> list:
+    """The window's memory of what it showed within SPAN calls (`_gain`), in place, at most
+    `cap` fingerprints: bounded before anything is searched, whatever a damaged state holds.
+    An entry of any other shape is dropped; an older version's memory (one key per line,
+    `seen`) is taken over, so a session that runs across an upgrade keeps what it saw."""
     shown = mem.get("shown")
     if not isinstance(shown, list):
-        shown = []
-    mem.pop("seen", None)  # an older version's memory: one key per line
-    shown[:] = [
-        entry
-        for entry in shown
-        if isinstance(entry, list)
-        and len(entry) == 2
-        and isinstance(entry[0], int)
-        and isinstance(entry[1], str)
-        and calls - entry[0] <= SPAN
-        and _PRINT.fullmatch(entry[1])
-    ]
+        shown = _taken_over(mem.get("seen"))
+    mem.pop("seen", None)
+    # One entry per call: the last SPAN + 1 are all that can be within the span; each holds
+    # at most `cap` fingerprints of 7 characters (its last ones: a damaged megabyte is cut).
+    kept = []
+    for entry in shown[-(SPAN + 1) :]:
+        if (
+            isinstance(entry, list)
+            and len(entry) == 2
+            and isinstance(entry[0], int)
+            and isinstance(entry[1], str)
+            and calls - entry[0] <= SPAN
+        ):
+            prints = entry[1][-(7 * cap - 1) :]
+            if _PRINT.fullmatch(prints):
+                kept.append([entry[0], prints])
+    shown[:] = kept
+    _cap(shown, cap)
     mem["shown"] = shown
     return shown
+
+
+def _taken_over(seen: object) -> list:
+    """An older version's memory, {fingerprint: call that showed it last} in the order they
+    were shown, as entries of `_gain`'s."""
+    if not isinstance(seen, dict):
+        return []
+    by_call: dict[int, list[str]] = {}
+    for key, at in list(seen.items())[-SEEN_CAP:]:  # the most recently shown
+        if isinstance(key, str) and isinstance(at, int):
+            by_call.setdefault(at, []).append(key)
+    return [[at, " ".join(keys)] for at, keys in sorted(by_call.items())]
+
+
+def _cap(shown: list, cap: int) -> None:
+    """At most `cap` fingerprints, the least recently shown dropped first."""
+    excess = sum((len(entry[1]) + 1) // 7 for entry in shown) - cap
+    drop = 0
+    while excess > 0 and drop < len(shown):
+        held = (len(shown[drop][1]) + 1) // 7
+        if held <= excess:
+            drop += 1
+        else:
+            shown[drop][1] = shown[drop][1][7 * excess :]
+        excess -= held
+    del shown[:drop]
 
 
 def _forget(shown: list, keys: set) -> None:
@@ -477,7 +503,7 @@ def update(win: dict, action: Call, prints: list, named: list, main: bool = True
         mem = win["novelty"] = {}
     calls = win.get("calls", 0)
     calls = calls if isinstance(calls, int) else 0
-    shown = _shown(mem, calls)
+    shown = _shown(mem, calls, cap)
     if action.tool in EDIT_TOOLS and action.ok:
         # The world changed: what was not there may be there now (a failed edit, a to-do
         # list changed nothing a question could find).

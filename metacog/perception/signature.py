@@ -8,9 +8,9 @@ equality. Only this signature is ever stored, never the raw error output.
 Why each normalization: loggers and test runners stamp times on their lines; ASLR
 moves every address; pytest's tmp_path, mktemp, go-build and macOS's /var/folders
 give each run a new temp folder; pids, thread ids, request ids (UUIDs) and container
-or object ids (long hex) are new per run; a content hash (a store path's `1gjn…xiz3`, a
-build id: twenty letters and digits or more, mixed) is new with every change of what it
-hashes, while the name beside it stays; durations jitter. Exit-code and traceback
+or object ids (long hex) are new per run; a content hash (a store path's `1gjn…xiz3`:
+twenty letters of one case and digits or more, four digits at least) is new with every
+change of what it hashes, while the name beside it stays; durations jitter. Exit-code and traceback
 headers, chained-exception notes, caret markers and session banners are on every
 failure alike, so they identify nothing; a test runner's FAILED line names the test,
 which does. Claude Code wraps some of its own errors in <tool_use_error> tags and not
@@ -56,9 +56,13 @@ _VOLATILE = re.compile(
     rf"|(?P<addr>0[xX]{_HEX}+(?!\w))"
     r"|(?P<dur>\d+(?:\.\d+)? ?(?:ms|s|sec|seconds|µs|μs|us|ns|m)(?!\w))"  # micro sign and Greek mu
     rf"|(?P<hex>{_HEX}{{12,}}(?!\w))"
-    # A content hash: 20 or more letters and digits, both. Its lookaheads stop at the first
-    # digit and the first letter; the run backs off only where a `_` follows it, once.
-    r"|(?P<hash>(?=[a-zA-Z]*[0-9])(?=[0-9]*[a-zA-Z])[0-9a-zA-Z]{20,}(?!\w))"
+    # A content hash: 20 or more letters of one case and digits, 4 digits at least (a Nix
+    # store path's base32 holds about 10 in 32). A name mixes cases (`OAuth2Authentication
+    # Provider`, `S3BucketNotFoundException`) or holds a digit or two: it stays. Each
+    # lookahead stops at its fourth digit or first letter; the run backs off only where a
+    # character of the other case or a `_` follows it, once.
+    r"|(?P<hash>(?=(?:[a-z]*[0-9]){4})(?=[0-9]*[a-z])[0-9a-z]{20,}(?!\w)"
+    r"|(?=(?:[A-Z]*[0-9]){4})(?=[0-9]*[A-Z])[0-9A-Z]{20,}(?!\w))"
     # "thread 12:00:01" is a time, not a thread number.
     rf"|(?P<n>(?ai:pid|process|thread))(?:[ =:#]+(?!{_ISO_HEAD}|\d\d:\d\d:\d\d(?!\w)))?\d+(?!\w))"
 )
