@@ -3,6 +3,9 @@
 # Every path exits 0 and prints nothing of its own but one line: a first-run setup that
 # failed is said once to the person (runtime/.tell, a systemMessage bootstrap.py wrote).
 # The version below must equal .claude-plugin/plugin.json (tests/test_layout.py checks it).
+# hooks.json runs it as `exec sh …/run.sh`: Claude Code runs each hook command through
+# `/bin/sh -c`, and without `exec` that shell stays, waiting, as this one's parent (the real
+# CLI 2.1.328, its process chain read from inside a hook): a process fewer per call.
 V=0.1.0
 [ "${METACOG_DISABLE:-}" = 1 ] && exit 0
 D="${CLAUDE_PLUGIN_DATA:-${HOME:-/nonexistent}/.claude/plugins/data/metacog-inline}"

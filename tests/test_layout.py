@@ -65,6 +65,9 @@ def test_hooks_registered_with_wrapper_quotes_and_timeouts() -> None:
             for hook in group["hooks"]:
                 assert hook["type"] == "command"
                 assert '"${CLAUDE_PLUGIN_ROOT}/hooks/run.sh"' in hook["command"]
+                # Claude Code runs the command through `/bin/sh -c`: `exec` replaces that
+                # shell instead of keeping it as a parent, a process fewer per call.
+                assert hook["command"].startswith("exec sh ")
                 assert isinstance(hook["timeout"], int) and hook["timeout"] > 0
     assert (
         hooks["SessionEnd"][0]["hooks"][0]["timeout"] > 2
