@@ -583,3 +583,10 @@ def test_a_damaged_memory_of_any_size_is_bounded_before_it_is_searched() -> None
         kept = remembered(win)
         assert len(kept) <= novelty.SEEN_CAP and kept[-2:] == ["000001", "00000b"]
         assert ctx.gain == 0.5  # 000001 shown by the many, 00000b the last of the huge one
+
+
+def test_what_a_multiedit_wrote_is_each_of_its_new_strings() -> None:
+    edits = [{"new_string": "total = 1"}, {"old_string": "x"}, "junk", {"new_string": "n = 2"}]
+    lines = novelty.fingerprints(novelty.written("MultiEdit", {"edits": edits}))
+    assert lines == novelty.fingerprints("total = 1\nn = 2")
+    assert novelty.written("MultiEdit", {"edits": "junk"}) == ""

@@ -94,12 +94,8 @@ def written(tool: str, tool_input: dict) -> str:
     as the agent just patched it) says nothing the world had not been told."""
     if tool == "MultiEdit":
         edits = tool_input.get("edits")
-        parts = (
-            [e.get("new_string") for e in edits[:64] if isinstance(e, dict)]
-            if isinstance(edits, list)
-            else []
-        )
-        return "\n".join(p for p in parts if isinstance(p, str))
+        edits = edits[:64] if isinstance(edits, list) else []
+        return "\n".join(_str(e.get("new_string")) for e in edits if isinstance(e, dict))
     for key in ("new_string", "content", "new_source"):
         if isinstance(tool_input.get(key), str):
             return tool_input[key]
