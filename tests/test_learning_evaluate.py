@@ -151,6 +151,24 @@ def test_the_loop_through_the_hook(project: str) -> None:
     assert store.project_path(project).startswith(project)
 
 
+def test_in_the_resident_a_sessions_end_is_learned_from_once_its_reply_is_out(
+    project: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Nothing of SessionEnd's work is said: Claude Code need not wait for its writes.
+    fail = {**captured("PostToolUseFailure", "Bash"), "session_id": "one", "cwd": project}
+    for i in range(3):
+        send(fail, now=T0 + 10 + i)
+    later: list = []
+    monkeypatch.setattr(state, "AFTER", later)
+    end = {"hook_event_name": "SessionEnd", "reason": "other", "session_id": "one", "cwd": project}
+    assert send(end, now=T0 + 60) is None
+    monkeypatch.setattr(state, "AFTER", None)
+    assert len(later) == 1 and project_records(project) == []
+    later[0]()
+    recorded = [(r["type"], r["rule"]) for r in project_records(project)]
+    assert recorded == [("detection", "error-loop")]
+
+
 # A session idle for stale_after_minutes is evaluated by the next session of its project,
 # though it may still be open; what it does afterwards must not be lost, and the latest
 # evaluation of a session replaces the earlier ones instead of adding to them.

@@ -298,6 +298,35 @@ def test_the_resident_does_not_keep_its_last_callers_folder(data: Path, tmp_path
 
 
 @needs_perl
+def test_the_resident_answers_a_sessions_end_and_its_next_start_too(
+    data: Path, tmp_path: Path
+) -> None:
+    # Each would otherwise cost a Python start and imports, ten times its own work.
+    env = hook_env(data, tmp_path / "home")
+    start_session(data, env)
+    resident_only(data)  # from here, only the resident can do what the marks show
+    session = captured("SessionStart")["session_id"]
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    assert (
+        "the same error 3 times"
+        in replies([run_sh(p, env) for p in failures(3, cwd=str(project))])[2]
+    )
+    marks = tmp_path / "home" / "state" / "learning" / "marks"
+    ended = marks / f"{session}.ended"
+    end = captured("SessionStart", hook_event_name="SessionEnd", reason="other", cwd=str(project))
+    assert replies([run_sh(end, env, "session-end")]) == [""]
+    # Learned from once the reply is out (state.after_reply).
+    assert wait_for(lambda: (marks / f"{session}.done").is_file())
+    assert ended.is_file()  # the session was evaluated as ended
+    resume = captured("SessionStart", source="resume", cwd=str(project))
+    assert replies([run_sh(resume, env, "session-start")]) == [""]
+    assert not ended.exists()  # resumed: running again until its next end
+    log = data / "hook-stderr.log"
+    assert not log.exists() or log.read_text() == ""
+
+
+@needs_perl
 def test_a_dead_resident_means_the_hook_runs_itself(data: Path, tmp_path: Path) -> None:
     env = hook_env(data, tmp_path / "home")
     home = start_session(data, env)
