@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from hooktest import bash, captured, edit, read, said
 
+from metacog.perception.hidden import hidden_failure
+
 # Test runs whose output says they failed ----------------------------------------------
 
 
@@ -120,6 +122,45 @@ def test_a_background_shell_that_failed() -> None:
     restart = bash("npm run dev &", "Command running in background with ID: 7d95c5")
     out = said([poll, restart, poll, restart, poll])
     assert "Cannot find module 'next'" in out[4]
+
+
+def task_output(status: str, code: int | None, output: str) -> dict:
+    """A TaskOutput call as the shared transcripts record its result (toolUseResult): the
+    task it retrieved nested under `task`."""
+    return captured(
+        "PostToolUse",
+        "Bash",
+        tool_name="TaskOutput",
+        tool_input={"task_id": "b1c2d3e", "block": False, "timeout": 5000},
+        tool_response={
+            "retrieval_status": "success",
+            "task": {
+                "task_id": "b1c2d3e",
+                "task_type": "local_bash",
+                "status": status,
+                "description": "node --import=tsx src/index.ts",
+                "output": output,
+                "exitCode": code,
+            },
+        },
+    )
+
+
+def test_a_background_task_that_failed_is_a_failure_and_one_that_runs_is_not() -> None:
+    error = "Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'multer' imported from src/api.ts"
+    failed = task_output("failed", 1, f"node:internal/modules/run_main:122\n{error}\n")
+    assert hidden_failure("TaskOutput", failed["tool_input"], failed["tool_response"]).startswith(
+        "Exit code 1\n"
+    )
+    restart = bash(
+        "node --import=tsx src/index.ts &", "Command running in background with ID: b1c2d3e"
+    )
+    out = said([failed, restart, failed, restart, failed])
+    assert "Cannot find package 'multer'" in out[4]
+    # Its look-alikes: still running, or done well, whatever its log says.
+    for status, code in (("running", None), ("completed", 0)):
+        fine = task_output(status, code, f"warning: {error}\n")
+        assert hidden_failure("TaskOutput", fine["tool_input"], fine["tool_response"]) == ""
 
 
 # Subagents ----------------------------------------------------------------------------

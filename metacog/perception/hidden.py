@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from metacog.perception.shell import READERS, first_word
-from metacog.perception.tools import DELEGATING_TOOLS
+from metacog.perception.tools import DELEGATING_TOOLS, POLLING_TOOLS
 
 SCAN_CAP = 20000  # characters of output looked at (the end: where runners summarize)
 LINE_CAP = 400  # characters of one line looked at
@@ -67,7 +67,14 @@ def hidden_failure(tool: str, tool_input: dict, response: object) -> str:
         # Claude's response exceeded the 8000 output token maximum`): the call failed.
         said = _answer(response).lstrip()[:LINE_CAP]
         return said.split("\n", 1)[0] if _API_ERROR.match(said) else ""
-    if tool in ("BashOutput", "TaskOutput"):
+    if tool in POLLING_TOOLS:
+        # BashOutput reports the shell at the top; TaskOutput nests the task it retrieved
+        # (`{retrieval_status, task: {status, exitCode, output}}`, in the shared transcripts).
+        task = response.get("task")
+        if isinstance(task, dict):
+            response = task
+            said = response.get("output")
+            output = said[-SCAN_CAP:] if isinstance(said, str) else ""
         code, status = response.get("exitCode"), response.get("status")
         if isinstance(code, int) and not isinstance(code, bool) and code != 0:
             return f"Exit code {code}\n{output}"
