@@ -1,26 +1,92 @@
-"""metacog.senses.chronos: calls and minutes of work since the person spoke (idle, subagents left out)."""
+"""metacog.senses.chronos: a long stretch of work since the person spoke (idle, subagents left
+out), said only when obstacles met in it stay unsolved."""
 
 from __future__ import annotations
 
-from hooktest import T0, agent_text, bash, captured, prompt, send, texts
+from hooktest import T0, agent_text, bash, captured, failed, prompt, send, texts
+
+# Nine failures with nothing in common: each its own command and its own error.
+FAILURES = (
+    ("python scripts/migrate.py", "Traceback (most recent call last):\nKeyError: 'user_id'"),
+    (
+        "npm run build",
+        "src/app.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'.",
+    ),
+    (
+        "git push origin main",
+        "! [rejected]        main -> main (fetch first)\nerror: failed to push some refs",
+    ),
+    ("cargo check", "error[E0425]: cannot find value `cfg` in this scope\n --> src/main.rs:8:5"),
+    (
+        "pytest tests/test_api.py",
+        "FAILED tests/test_api.py::test_login - AssertionError: assert 401 == 200",
+    ),
+    (
+        "docker compose up -d",
+        "Error response from daemon: Bind for 0.0.0.0:5432 failed: port is already allocated",
+    ),
+    (
+        "curl -f http://localhost:8080/health",
+        "curl: (7) Failed to connect to localhost port 8080: Connection refused",
+    ),
+    ("go test ./...", "--- FAIL: TestParse (0.00s)\n    parse_test.go:14: got 3, want 4"),
+    ("ruff check src/", "src/util.py:3:1: F401 [*] `os` imported but unused"),
+)
 
 
-def test_calls_since_the_person_spoke() -> None:
-    calls = [prompt("do the thing")] + [bash(f"echo {i}") for i in range(41)]
+def obstacles(n: int, first: int = 0) -> list[dict]:
+    """`n` of those failures: nothing repeats, nothing is overcome."""
+    return [
+        failed(command, f"Exit code 1\n{error}") for command, error in FAILURES[first : first + n]
+    ]
+
+
+def test_calls_since_the_person_spoke_against_obstacles() -> None:
+    calls = [prompt("do the thing")] + obstacles(3) + [bash(f"echo {i}") for i in range(38)]
     said = texts(calls, step=24.0)  # 40 calls over 16 minutes of work
-    assert said[39] == ""
-    assert said[40].startswith("metacog: 40 tool calls and 16 minutes since the person last spoke")
+    assert not any(said[:40])
+    assert said[40].startswith(
+        "metacog: 40 tool calls and 16 minutes since the person last spoke, "
+        "3 obstacles met since and not overcome. "
+    )
     assert "check-in" in said[40]
     assert said[41] == ""
 
 
+def test_a_long_calm_run_is_not_worth_a_check_in() -> None:
+    # What the person asked for, going well: 100 calls over 40 minutes, every one fine.
+    assert not any(texts([prompt("do it")] + [bash(f"echo {i}") for i in range(100)], step=24.0))
+    # Two obstacles are not a grind either.
+    calls = [prompt("again")] + obstacles(2) + [bash(f"echo b{i}") for i in range(60)]
+    assert not any(texts(calls, step=24.0, start=T0 + 10_000))
+
+
+def test_obstacles_overcome_since_are_no_grind() -> None:
+    # Each failing call passes later: what stood in the way was dealt with.
+    tried = [command for command, _ in FAILURES[:3]]
+    calls = [prompt("go")] + obstacles(3) + [bash(c) for c in tried]
+    calls += [bash(f"echo {i}") for i in range(36)]
+    assert not any(texts(calls, step=24.0))
+
+
+def test_the_latest_obstacle_is_named_while_the_window_holds_it() -> None:
+    calls = [prompt("go")] + [bash(f"echo {i}") for i in range(37)] + obstacles(3)
+    said = texts(calls, step=24.0)
+    assert (
+        "3 obstacles met since and not overcome (the latest: Bash `git push origin main`)"
+        in said[40]
+    )
+
+
 def test_quick_calls_are_not_grinding() -> None:
-    said = texts([prompt("do it")] + [bash(f"echo {i}") for i in range(30)], step=1.0)
+    said = texts(
+        [prompt("do it")] + obstacles(3) + [bash(f"echo {i}") for i in range(27)], step=1.0
+    )
     assert not any(said)
     # 41 calls in 13 minutes: still under the 15 minutes of work the call count waits for.
     assert not any(
         texts(
-            [prompt("again")] + [bash(f"echo b{i}") for i in range(41)],
+            [prompt("again")] + obstacles(3, 3) + [bash(f"echo b{i}") for i in range(38)],
             step=19.0,
             start=T0 + 10_000,
         )
@@ -28,21 +94,28 @@ def test_quick_calls_are_not_grinding() -> None:
 
 
 def test_twenty_minutes_of_work() -> None:
-    said = texts([prompt("do it")] + [bash(f"echo {i}") for i in range(16)], step=90.0)
+    calls = [prompt("do it")] + obstacles(3) + [bash(f"echo {i}") for i in range(13)]
+    said = texts(calls, step=90.0)
     assert not any(said[:14])
     assert "14 tool calls and 21 minutes" in said[14]
 
 
+def test_a_level_reached_on_a_calm_run_is_said_when_it_turns_into_a_grind() -> None:
+    calls = [prompt("do it")] + [bash(f"echo {i}") for i in range(20)] + obstacles(3)
+    said = texts(calls, step=90.0)  # 20 minutes at call 14; the third obstacle at call 23
+    assert not any(said[:23])
+    assert "23 tool calls and 34 minutes" in said[23]
+
+
 def test_idle_time_is_not_work() -> None:
-    said = [
-        agent_text(send(prompt("go"), now=T0)),
-        agent_text(send(bash("echo 1"), now=T0 + 4 * 3600)),
-    ]
-    assert said == ["", ""]
+    said = [agent_text(send(prompt("go"), now=T0))]
+    said += [agent_text(send(p, now=T0 + i + 1)) for i, p in enumerate(obstacles(3))]
+    said.append(agent_text(send(bash("echo 1"), now=T0 + 4 * 3600)))
+    assert said == [""] * 5
 
 
 def test_task_notification_does_not_reset_chronos() -> None:
-    calls = [prompt("go")] + [bash(f"echo {i}") for i in range(30)]
+    calls = [prompt("go")] + obstacles(3) + [bash(f"echo {i}") for i in range(27)]
     calls += [prompt("<task-notification>done</task-notification>")] + [
         bash(f"echo b{i}") for i in range(12)
     ]
@@ -51,7 +124,7 @@ def test_task_notification_does_not_reset_chronos() -> None:
 
 
 def test_subagent_calls_do_not_count_for_the_main_agent() -> None:
-    calls = [prompt("go")]
+    calls = [prompt("go"), *obstacles(3)]
     for i in range(40):
         sub = bash(f"echo {i}")
         sub.update(agent_id="sub1", agent_type="Explore")
@@ -62,9 +135,9 @@ def test_subagent_calls_do_not_count_for_the_main_agent() -> None:
 def test_time_inside_a_subagent_does_not_count_but_work_around_it_does() -> None:
     said = [agent_text(send(prompt("go"), now=T0))]
     now = T0
-    for i in range(5):
+    for payload in obstacles(3) + [bash(f"echo a{i}") for i in range(2)]:
         now += 60
-        said.append(agent_text(send(bash(f"echo a{i}"), now=now)))
+        said.append(agent_text(send(payload, now=now)))
     now += 20 * 60  # a 20-minute subagent, reported by the Task call's duration
     task = captured(
         "PostToolUse",
@@ -85,19 +158,22 @@ def test_time_inside_a_subagent_does_not_count_but_work_around_it_does() -> None
 
 def test_idle_pauses_count_nothing() -> None:
     said = [agent_text(send(prompt("go"), now=T0))]
-    said += [agent_text(send(bash(f"echo {i}"), now=T0 + 3600 * (i + 1))) for i in range(20)]
+    work = obstacles(3) + [bash(f"echo {i}") for i in range(17)]
+    said += [agent_text(send(p, now=T0 + 3600 * (i + 1))) for i, p in enumerate(work)]
     assert not any(said)  # twenty calls an hour apart: the person was away, nobody worked
 
 
 def test_one_stretch_has_one_count_of_check_ins_whichever_doubled() -> None:
-    calls = [prompt("go")] + [bash(f"echo {i}") for i in range(100)]
+    # An obstacle every 20 calls, none overcome: the grind goes on.
+    calls = [prompt("go")]
+    for i in range(5):
+        calls += [bash(f"echo {i}.{k}") for k in range(19)] + obstacles(1, i)
     said = texts(calls, step=9.0)  # 100 calls in 15 minutes
     assert sum(1 for s in said if s) == 1 and "100 tool calls and 15 minutes" in said[-1]
     # Past 80 calls is the second check-in (as 40 minutes is): the 20- and 40-minute ones
     # would say the same stretch again; 80 minutes of it is the third.
-    later = [
-        agent_text(send(bash(f"echo late {i}"), now=T0 + 900 + 120 * (i + 1))) for i in range(33)
-    ]
+    work = [bash(f"echo late {i}") for i in range(32)] + obstacles(1, 5)
+    later = [agent_text(send(p, now=T0 + 900 + 120 * (i + 1))) for i, p in enumerate(work)]
     assert later[:32] == [""] * 32 and "133 tool calls and 81 minutes" in later[32], later
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hooktest import T0, bash, captured, prompt, read, texts
+from hooktest import T0, bash, captured, failed, prompt, read, texts
 
 
 def test_one_message_per_call_combining_senses() -> None:
@@ -14,11 +14,17 @@ def test_one_message_per_call_combining_senses() -> None:
         prompt("Fix the crash in parser.py when `parse_header` gets an empty line"),
         read("/home/dev/project/src/parser.py"),
     ]
-    calls += [bash(f"ls dir{i}", stdout=str(i)) for i in range(25)]
+    calls += [
+        failed(f"make t{i}", f"Exit code 2\nmake: *** No rule to make target 't{i}'.")
+        for i in range(3)
+    ]
+    calls += [bash(f"ls dir{i}", stdout=str(i)) for i in range(22)]
     said = texts(calls, step=47.0)
     assert not any(said[:26])
     assert said[26].count("metacog:") == 1
-    assert said[26].startswith("metacog: 26 tool calls and 20 minutes since the person last spoke")
+    assert said[26].startswith(
+        "metacog: 26 tool calls and 20 minutes since the person last spoke, 3 obstacles met"
+    )
     assert said[26].endswith(
         "the last 25 actions touched none of what the request named (parser.py, parse_header). "
         "Is this detour needed for the task?"
