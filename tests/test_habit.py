@@ -245,6 +245,31 @@ def test_a_command_that_asks_for_input_again_and_again() -> None:
     assert "stopped to ask for input" in out[4] and not any(out[:4])
 
 
+def stopped(command: str) -> dict:
+    """A command the person interrupted while it ran (PostToolUseFailure, is_interrupt)."""
+    payload = failed(command, "[Request interrupted by user for tool use]")
+    payload["is_interrupt"] = True
+    return payload
+
+
+def test_the_person_stops_calls_to_the_same_server_again_and_again() -> None:
+    asks = (
+        'curl -s "http://localhost:3000/api/menu/items?type=FOOD" | head -50',
+        'curl -s http://localhost:3000/api/menu | grep -A 5 "isRecommended"',
+        "curl -s http://localhost:3000/api/menu | jq '.categories[0]'",
+    )
+    calls = []
+    for n, command in enumerate(asks):
+        calls += [stopped(command), read(f"/home/dev/project/src/route{n}.ts")]
+    out = said(calls)
+    assert "a call the person stopped" in out[4] and "localhost:3000" in out[4]
+    assert not any(out[:4])
+    # Its look-alike: three servers, each stopped once, is no habit.
+    others = [stopped(f"curl -s http://localhost:{port}/health") for port in (4001, 4002, 4003)]
+    between = [read(f"/home/dev/project/src/page{n}.tsx") for n in range(3)]
+    assert not any(said([c for pair in zip(others, between, strict=True) for c in pair]))
+
+
 def test_an_mcp_server_that_is_not_connected_whichever_tool_is_called() -> None:
     calls = []
     for n, tool in enumerate(("mcp__attio__search", "mcp__attio__get", "mcp__attio__create")):

@@ -75,3 +75,30 @@ def test_hostile_lines_are_read_in_linear_time() -> None:
         symptoms.problems("Exit code 1\n" + line)
         symptoms.mistake("Bash", line)
         hidden.hidden_failure("Bash", {"command": "pytest"}, {"stdout": line, "stderr": line})
+
+
+# What a call was for (Habit counts the person's no per intent) ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "same"),
+    [
+        # An address is where the call goes: the same server, whichever path or query.
+        (
+            'curl -s "http://localhost:3000/api/items?type=FOOD"',
+            "curl http://localhost:3000/api",
+            True,
+        ),
+        ("curl -s http://localhost:3000/health", "curl -s http://localhost:4000/health", False),
+        ("wget https://example.org/a.tar.gz", "wget https://example.com/a.tar.gz", False),
+        # The rest is as before: the program and its first word that is not a flag.
+        ("git push origin main", "git push --force origin main", True),
+        ("git push origin main", "git pull origin main", False),
+        ("DEBUG=1 npm run build", "npm run test", True),
+    ],
+)
+def test_the_intent_of_a_command(first: str, second: str, same: bool) -> None:
+    from metacog.perception.call import Call
+    from metacog.perception.symptoms import intent
+
+    assert (intent(Call("Bash", first)) == intent(Call("Bash", second))) is same

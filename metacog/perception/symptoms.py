@@ -287,9 +287,14 @@ PER_INTENT = frozenset(("rejected", "interrupted"))
 BY_KIND = frozenset(("blocked", "no-such-tool", "hook-blocked", "hung", "needs-input"))
 
 
+# An address's origin (scheme, host, port): where a call goes, whatever it asks there.
+_ORIGIN = re.compile(r"[\"']?(\w+://[^/\"'\s?#]+)")
+
+
 def intent(action: Call) -> str:
     """What a call was for: its file, or its command's program and first word that is not a
-    flag (`git push`, `npm run`), past `cd … &&` and `VAR=value`."""
+    flag (`git push`, `npm run`), past `cd … &&` and `VAR=value`; of an address, its origin
+    (`curl http://localhost:3000`: the server the calls go to, whichever path they ask)."""
     if action.path:
         return str(action.path)[:200]
     from metacog.perception.shell import first_word
@@ -298,8 +303,11 @@ def intent(action: Call) -> str:
     command = target.split("&&")[-1] if target.lstrip().startswith("cd ") else target
     head = first_word(command)
     rest = command.split(head, 1)[-1].split() if head else []
-    arg = next((w for w in rest if not w.startswith("-") and "=" not in w), "")
-    return f"{head} {arg}".strip()[:120]
+    arg = next(
+        (w for w in rest if not w.startswith("-") and ("=" not in w or _ORIGIN.match(w))), ""
+    )
+    origin = _ORIGIN.match(arg)
+    return f"{head} {origin.group(1) if origin else arg}".strip()[:120]
 
 
 def mistake_key(action: Call) -> str:
