@@ -75,9 +75,39 @@ def test_volatile_parts_do_not_make_errors_different() -> None:
 def test_different_errors_are_exploring_not_looping() -> None:
     errors = [
         TRACE.replace("KeyError: 'user'", f"{name}: bad")
-        for name in ("ValueError", "TypeError", "KeyError", "IndexError", "OSError")
+        for name in ("ValueError", "TypeError", "KeyError", "IndexError", "OSError", "NameError")
     ]
-    assert [send(bash_failure(e)) for e in errors] == [None] * 5
+    # A fix between each run and a new error after it: the agent learns something each time.
+    calls = [c for n, e in enumerate(errors) for c in (bash_failure(e), edit(n))]
+    assert [send(c) for c in calls] == [None] * 12
+
+
+def test_attempts_that_all_fail_with_nothing_between_that_worked() -> None:
+    tried = [
+        (
+            "git merge feature --no-ff",
+            "error: Your local changes to logs/a.json would be overwritten",
+        ),
+        (
+            "git stash && git merge feature",
+            "CONFLICT (modify/delete): logs/chat.json deleted in HEAD",
+        ),
+        ("git merge --abort && git merge feature", "error: Entry 'logs/b.json' not uptodate."),
+        ("git reset --hard HEAD && rm -rf logs/", "Bash operation blocked by hook: rm -rf"),
+        ("git reset --hard && git merge feature", "CONFLICT (modify/delete): logs/stop.json"),
+        ("git rm logs/chat.json && git commit", "The following paths are ignored: logs"),
+    ]
+    out = said([bash_failure(f"Exit code 1\n{error}", command) for command, error in tried])
+    assert out[:4] == [""] * 4
+    assert out[4].startswith(
+        "metacog: 5 attempts in a row failed, with nothing between that worked"
+    )
+    assert "`git merge feature --no-ff`" in out[4]
+    assert out[5] == ""  # once a run
+    # Its look-alike, in a session of its own: the same six with one that worked between.
+    broken = [bash_failure(f"Exit code 1\n{error}", command) for command, error in tried]
+    broken.insert(3, read("/home/dev/project/logs/README.md"))
+    assert not any(said([{**call, "session_id": "another-session"} for call in broken]))
 
 
 def test_a_syntax_error_that_moves_is_progress() -> None:
@@ -220,6 +250,21 @@ def test_a_parallel_batch_is_one_attempt_and_no_escalation_before_the_model_answ
     assert said[0].startswith("metacog: the same error 3 times") and said[1:] == ["", ""]
     batch(1)
     assert "state your assumption" in batch(1)[0]  # the 5th attempt, after the model answered
+
+
+def test_a_parallel_batch_that_all_failed_is_one_attempt(tmp_path) -> None:
+    # Six calls of one response, each failing its own way: one attempt, not a run of six.
+    log = Transcript(tmp_path / "t.jsonl")
+    ids = [f"toolu_p{n}" for n in range(6)]
+    log.batch(ids)
+    said = []
+    for n, tool_use_id in enumerate(ids):
+        fail = bash_failure(
+            f"Exit code 1\ncat: docs/part{n}.md: No such file", f"cat docs/part{n}.md"
+        )
+        fail.update(transcript_path=str(log.path), tool_use_id=tool_use_id)
+        said.append(agent_text(send(fail)))
+    assert not any("in a row failed" in s for s in said)
 
 
 def test_calls_whose_response_is_not_written_yet_are_each_an_attempt() -> None:

@@ -37,6 +37,9 @@ DEFAULTS = {
     # Where every such obstacle was an empty answer (a search, a listing that found nothing),
     # this many: questions that find nothing are how a search goes, for a while.
     "stale_empty_at": 3,
+    # Calls failing one after another, in this many model turns, with nothing between that
+    # worked (not even an edit), whatever each said: nothing the agent tries works.
+    "failing_at": 5,
 }
 LIMITS = {
     "observe_at": (2, 1000),
@@ -48,6 +51,7 @@ LIMITS = {
     "stale_gain": (0.0, 1.0),
     "stale_news": (0, 1000),
     "stale_empty_at": (2, 1000),
+    "failing_at": (2, 1000),
 }
 
 
@@ -60,12 +64,14 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
         mem["level"] = 0
     if ctx.streak.count <= 1:
         mem["level"] = 0  # a new streak (a memory written before metacog.facts kept its level)
+    _follow_run(mem, action, win)
     if ctx.asked_repeat:
         return None  # repetition the person asked for: the failures are the answer
     if action.ok or not ctx.streak_grew:
         # A success, a new error, or another call of the same attempt (a parallel batch is one
-        # attempt): the streak has nothing to say; obstacles that bring nothing new may.
-        return _stale(mem, action, ctx, cfg)
+        # attempt): the streak has nothing to say; obstacles that bring nothing new may, and
+        # failures of every kind with nothing between that worked.
+        return _stale(mem, action, ctx, cfg) or _nothing_works(mem, action, ctx, cfg)
     count = ctx.streak.count
     level = mem.get("level", 0)
     steps = (cfg["observe_at"], cfg["socratic_at"], cfg["directive_at"], cfg["person_at"])
@@ -184,6 +190,50 @@ def _stale(mem: dict, action: Call, ctx: Context, cfg: dict, streak: int = 0) ->
         f"{what}: {len(turns)} obstacles in the last {span} calls whose results showed nothing "
         "the session had not already shown. What will you find out first, instead of trying "
         "again?",
+    )
+
+
+_FAILING = frozenset(("failed", "refused"))  # Call.outcome; the person's no breaks a run
+
+
+def _follow_run(mem: dict, action: Call, win: dict) -> None:
+    """Where the current run of failing calls began (by call number), kept on every call: the
+    run may outlast the window, and is said once whatever its length."""
+    if action.outcome not in _FAILING:
+        return
+    calls = number(win.get("calls"))
+    if mem.get("failing_to") != calls - 1 or "failing_from" not in mem:
+        mem["failing_from"] = calls
+    mem["failing_to"] = calls
+
+
+def _nothing_works(mem: dict, action: Call, ctx: Context, cfg: dict) -> Signal | None:
+    """The calls since the last one that worked all failed, in `failing_at` model turns or
+    more (a parallel batch is one attempt), each its own way or not: no edit, no answer, no
+    success between them. Said once a run."""
+    if action.outcome not in _FAILING:
+        return None
+    turns: set[int] = set()
+    first = action
+    for back, call in enumerate(reversed(ctx.calls)):  # the window's last: enough for the bar
+        if call.outcome not in _FAILING:
+            break
+        # Without a transcript (metacog.perception.turns) every call is its own turn.
+        turns.add(call.turn if call.turn > 0 else -1 - back)
+        first = call
+    if len(turns) < cfg["failing_at"]:
+        return None
+    began = number(mem.get("failing_from"))
+    if mem.get("failing_said") == began:
+        return None  # said in this run already
+    if ctx.responses and ctx.responses <= number(mem.get("said_at")):
+        return None
+    mem["failing_said"], mem["said_at"] = began, ctx.responses
+    return Signal(
+        NAME,
+        f"{len(turns)} attempts in a row failed, with nothing between that worked, from "
+        f"{first.tool} {quote(first.target, 50)} to {_quoted(action, 110)}. What do they have "
+        "in common that none of them changed?",
     )
 
 
