@@ -214,6 +214,23 @@ def test_obstacles_that_bring_nothing_new_are_one_loop_whatever_the_command() ->
     assert episodes.find(apart, [1 + 2 * (episodes.STALE_GAP + 1)]) == []
 
 
+def test_a_wall_habit_counts_by_kind_is_one_loop_whichever_call_met_it() -> None:
+    # `sleep 240 && gh run view 1`, then `… 2`: each its own command, each never returning.
+    # Habit counts them by kind; the report's loop holds them all, with what came between.
+    other = {"tool": "Bash", "target": "gh run view", "ok": True, "obstacle": False, "gain": 1.0}
+    hung = {**_wall("x", 1.0, 1), "mistake": "hung", "sig": "Command timed out after <dur>"}
+    calls = [other] * 3
+    for n in range(3):
+        calls += [{**hung, "target": f"sleep {60 * (n + 2)} && gh run view {n}"}, other, other]
+    [loop] = episodes.find(calls, [9])
+    assert (loop["start"], loop["last"], loop["members"]) == (3, 9, 3)
+    # Its look-alike: the same kind of wall far apart (other work between) is no loop.
+    apart = [other] * 3
+    for n in range(3):
+        apart += [{**hung, "target": f"npm run dev{n}"}] + [other] * episodes.STALE_GAP
+    assert episodes.find(apart, [3 + 2 * (episodes.STALE_GAP + 1)]) == []
+
+
 def test_a_stale_member_passing_later_does_not_end_the_loop() -> None:
     # The loop is `make` failing the same way; a probe that brought nothing new joined it,
     # and the probe passing later solves nothing: the loop goes on to make's next failure.

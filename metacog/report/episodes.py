@@ -13,7 +13,9 @@ whether or not a sense spoke (the cost is the person's either way).
   between attempts, a long stretch of edits before the next run). An obstacle that
   brought nothing new (`stale`: the senses' own reading of the call, whatever its words)
   is a member too when it comes within STALE_GAP calls of the last one: the same wall
-  met through varying commands is the same loop to a person. It begins at the first
+  met through varying commands is the same loop to a person; so is, as near, a failure
+  of the kind of wall Habit counts whichever call met it (`symptoms.BY_KIND`: a command
+  that never returns, a denial). It begins at the first
   member and ends at the call that ended it: one of the failing calls passing (not for a
   mistake such as a stale old_string: the next Edit passing does not stop the habit), or
   the first of GAP calls in a row without a member (the agent moved on).
@@ -27,8 +29,10 @@ cost, never in "calls until it ended".
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from metacog.perception.call import stored
-from metacog.perception.symptoms import identity
+from metacog.perception.symptoms import BY_KIND, identity
 from metacog.senses import SENSES
 
 LOOP_SENSES = ("nociception", "habit", "vestibular")
@@ -178,21 +182,35 @@ def recurrences(calls: list[dict], idents: list[str]) -> list[int]:
     return out
 
 
+def _problem_member(
+    calls: list[dict], here: dict, ident: str, idents: list[str], tried: set
+) -> Callable[[int, int], int]:
+    """How a call joins the loop around the obstacle `here` (SAME, NOTHING_NEW or 0), `gap`
+    calls after the last member; `tried` grows with the calls that met the same problem."""
+    kind = here.get("mistake", "") if here.get("mistake", "") in BY_KIND else ""
+
+    def member(i: int, gap: int) -> int:
+        c = calls[i]
+        # An empty answer has no identity: only its own call is its problem.
+        if not c.get("ok", True) and ((ident and idents[i] == ident) or _key(c) in tried):
+            return SAME
+        if kind and c.get("mistake") == kind and gap < STALE_GAP:
+            # The same wall whichever call met it (Habit counts these by kind: a command that
+            # never returns, a denial), near enough to be the same stretch.
+            return NOTHING_NEW
+        return NOTHING_NEW if stale(c) and gap < STALE_GAP else 0
+
+    return member
+
+
 def _around(calls: list[dict], order: list[int], pos: int, agent: str, idents: list[str]) -> dict:
     """The episode around the call at `pos` of its window `order`."""
     here = calls[order[pos]]
     failing = blocked(here)
     if failing:
-        ident = idents[order[pos]]
         tried = {_key(here)}
         gap_cap = GAP
-
-        def member(i: int, gap: int) -> int:
-            c = calls[i]
-            # An empty answer has no identity: only its own call is its problem.
-            if not c.get("ok", True) and ((ident and idents[i] == ident) or _key(c) in tried):
-                return SAME
-            return NOTHING_NEW if stale(c) and gap < STALE_GAP else 0
+        member = _problem_member(calls, here, idents[order[pos]], idents, tried)
     else:
         recent = [_key(calls[i]) for i in order[max(0, pos - 2 * CYCLE + 1) : pos + 1]]
         tried = {key for key in recent[-CYCLE:] if recent.count(key) >= 2} | {_key(here)}
