@@ -328,7 +328,7 @@ def test_a_disabled_sense_reads_off(project: Path) -> None:
     assert "nociception  off" in out
     # Each sense says what it feels: the original names alone (O2, Chronos) say nothing.
     assert "o2  " in out and "(context filling fast" in out
-    assert "(time and tool calls since the person last spoke)" in out
+    assert "(a long stretch of work since the person last spoke, spent against obstacles)" in out
 
 
 def test_one_broken_sense_does_not_hide_the_others(

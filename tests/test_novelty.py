@@ -161,30 +161,34 @@ def test_obstacles_that_bring_nothing_new_speak_at_the_second_that_brought_nothi
     assert len(texts[2]) <= 300 + len("metacog: ")
 
 
+# Progress as the labels know it: a fix between runs, and each run's failure naming something
+# new. (Five failures with nothing at all between that worked are Nociception's run of
+# attempts, whatever they name: tests/test_nociception.py.)
+
+
+def fixed(i: int) -> dict:
+    return captured(
+        "PostToolUse", "Edit", tool_input={"file_path": "/w/run.js", "new_string": f"v{i}"}
+    )
+
+
 def test_failures_that_each_name_something_new_stay_silent() -> None:
-    texts = [
-        agent_text(
-            send(
-                failed(f"node run.js --try {i}", f"Exit code 1\nerror: `step{i}` failed\n{COMMON}")
-            )
-        )
-        for i in range(6)
-    ]
-    assert texts == [""] * 6
+    texts = []
+    for i in range(6):
+        error = f"Exit code 1\nerror: `step{i}` failed\n{COMMON}"
+        texts.append(agent_text(send(failed(f"node run.js --try {i}", error))))
+        texts.append(agent_text(send(fixed(i))))
+    assert texts == [""] * 12
 
 
 def test_failures_with_new_specific_lines_under_one_banner_stay_silent() -> None:
-    replies = [
-        send(
-            failed(
-                "npm run build",
-                'Exit code 1\nerror: script "build" exited with code 1\n'
-                + "\n".join(f"src/m{i}.ts:{j}:2 - error TS23{i}{j}: type {i}{j}" for j in range(6)),
-            )
+    replies = []
+    for i in range(5):
+        error = 'Exit code 1\nerror: script "build" exited with code 1\n' + "\n".join(
+            f"src/m{i}.ts:{j}:2 - error TS23{i}{j}: type {i}{j}" for j in range(6)
         )
-        for i in range(5)
-    ]
-    assert replies == [None] * 5
+        replies += [send(failed("npm run build", error)), send(fixed(i))]
+    assert replies == [None] * 10
 
 
 def test_three_different_questions_that_find_nothing_are_exploring() -> None:
