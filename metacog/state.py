@@ -44,9 +44,9 @@ SHAPE_ERRORS = (TypeError, KeyError, AttributeError, IndexError)
 HELD: dict[str, str] | None = None
 # The resident process only (metacog.server sets it around one call): work that need not
 # hold up the reply is queued here (`after_reply`) and done once the reply is out. A
-# session's save is queued still under its lock; SessionEnd's learning goes here too. Writing the state
-# was a third of the hook's own time per call (1.0 ms of 3.0, issue 23); Claude Code waits
-# for the reply, not for the file. The next call, served by the same process after this
+# session's save is queued still under its lock; SessionEnd's learning goes here too.
+# Writing the state was a third of the hook's own time per call (1.0 ms of 3.0, issue 23);
+# Claude Code waits for the reply, not for the file. The next call, served by the same process after this
 # one, or a direct hook waiting on the lock, reads what was written; a reader without the
 # lock waits for it first (`settled`). A save that fails now fails after its reply was
 # given: it is logged as before (metacog.log, `metacog doctor`), and the next call works

@@ -52,6 +52,21 @@ def test_an_ended_session_is_picked_up_at_once(
     assert len(project_records(project)) == 1
 
 
+def test_a_start_evaluates_for_a_bounded_time_and_the_next_goes_on(
+    project: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The resident process answers a start too, and its watchdog ends a call at 6 s: a long
+    # backlog is worked off over several starts, none lost.
+    for sid in ("old1", "old2"):
+        write_session(sid, project, T0, **LOOP)
+    monkeypatch.setattr(evaluate, "START_BUDGET_S", -1.0)
+    start(project, "next", T0 + DAY)
+    assert project_records(project) == []
+    monkeypatch.setattr(evaluate, "START_BUDGET_S", 2.0)
+    start(project, "later", T0 + DAY + 60)
+    assert len(project_records(project)) == 2
+
+
 def test_sessions_of_other_projects_wait_for_their_own(
     make_project: Callable[[str], str], project: str
 ) -> None:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 import os
+import time
 from collections.abc import Callable
 
 from metacog import state
@@ -48,6 +49,9 @@ CACHE_GC_AGE_S = 30 * 24 * 3600
 CACHE_PREFIXES = ("digest-", "retro-")  # per project, in <state dir>/learning
 MARK_CAP = 64 * 1024  # a `.done` mark lists at most one piece of evidence per rule and lesson
 MARK_SCHEMA = 2
+# Seconds a SessionStart spends evaluating earlier sessions; the rest wait for the next
+# start. The resident process answers a start too, and its watchdog ends a call at 6 s.
+START_BUDGET_S = 2.0
 DAY = 86400.0
 
 
@@ -424,7 +428,10 @@ def on_session_start(root: str, session_id: str, state_dir: str, cfg: dict, now:
             os.unlink(_mark(state_dir, own, "ended"))
         except OSError:
             pass
+    deadline = time.monotonic() + START_BUDGET_S
     for sid in finished(state_dir, root, own, now, learn["stale_after_minutes"] * 60):
+        if time.monotonic() > deadline:
+            break  # the next start goes on with the rest
         try:
             evaluate(state_dir, sid, root, cfg, now)
         except (OSError, TimeoutError, ValueError) as exc:
