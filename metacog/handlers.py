@@ -152,17 +152,30 @@ def on_prompt(event: Event, state_dir: str, now: float) -> dict | None:
     return reply("UserPromptSubmit", learning.digest_once(root, sid, state_dir, cfg, now))
 
 
+# Seconds a SessionStart spends evaluating earlier sessions, the rest left for the next
+# start. In the resident process (after the reply: other sessions' calls wait behind it,
+# and its watchdog ends a call at 6 s) far less than in a hook of its own.
+START_BUDGET_S, RESIDENT_START_BUDGET_S = 2.0, 0.3
+
+
 def on_session_start(event: Event, state_dir: str, now: float) -> dict | None:
     _cap_stderr_log()
     sid = event.session
-    if sid:
-        root = config.project_root(event.cwd)
-        cfg = schema.load(paths.config_dir(), root)
-        if cfg["learning"]["enabled"]:
+    root = config.project_root(event.cwd) if sid else ""
+    cfg = schema.load(paths.config_dir(), root) if sid else {}
+    budget = START_BUDGET_S if state.AFTER is None else RESIDENT_START_BUDGET_S
+
+    def housekeeping() -> None:
+        complete = True
+        if sid and cfg["learning"]["enabled"]:
             # Sessions of this project that ended without a SessionEnd are evaluated now,
-            # before the collection below could remove their state.
-            learning.on_session_start(root, sid, state_dir, cfg, now)
-    state.collect_garbage(state_dir, now)
+            # before the collection below could remove their state: none is collected
+            # while some wait for the next start.
+            complete = learning.on_session_start(root, sid, state_dir, cfg, now, budget)
+        if complete:
+            state.collect_garbage(state_dir, now)
+
+    state.after_reply(housekeeping)  # nothing of it is said
     if sid and event.source == "compact":
         with state.Session(state_dir, sid, now) as st:
             cfg, _ = _settings(st, event)

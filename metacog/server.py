@@ -169,6 +169,11 @@ def _answer(conn: socket.socket, log: int, here: int) -> None:
             os.chdir(env.get("PWD") or "/")
         except OSError:
             os.chdir("/")
+        home = os.environ.get("METACOG_HOME")
+        if home and not os.path.isabs(os.path.expanduser(home)):
+            # Relative to the caller's folder: resolved now, for work done after the reply
+            # (state.after_reply), which runs back in this process's own folder.
+            os.environ["METACOG_HOME"] = os.path.abspath(os.path.expanduser(home))
         if env.get("METACOG_DISABLE") == "1":
             return
         from metacog import paths

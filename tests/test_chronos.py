@@ -3,7 +3,7 @@ out), said only when obstacles met in it stay unsolved."""
 
 from __future__ import annotations
 
-from hooktest import T0, agent_text, bash, captured, failed, prompt, send, texts
+from hooktest import T0, agent_text, bash, captured, failed, prompt, refused, send, texts
 
 # Nine failures with nothing in common: each its own command and its own error.
 FAILURES = (
@@ -70,12 +70,28 @@ def test_obstacles_overcome_since_are_no_grind() -> None:
 
 
 def test_the_latest_obstacle_is_named_while_the_window_holds_it() -> None:
-    calls = [prompt("go")] + [bash(f"echo {i}") for i in range(37)] + obstacles(3)
+    calls = [prompt("go")] + [bash(f"echo {i}") for i in range(35)] + obstacles(3)
+    calls += [bash("echo a"), bash("echo b")]
     said = texts(calls, step=24.0)
     assert (
         "3 obstacles met since and not overcome (the latest: Bash `git push origin main`)"
         in said[40]
     )
+
+
+def test_obstacles_from_before_the_person_spoke_do_not_count() -> None:
+    # The person spoke after them: what stood in the way then is the person's to weigh.
+    calls = obstacles(3) + [prompt("go on")] + [bash(f"echo {i}") for i in range(41)]
+    assert not any(texts(calls, step=24.0))
+
+
+def test_a_check_in_fits_whatever_the_tools_name() -> None:
+    tool = "mcp__plugin_playwright_playwright__browser_navigate_with_a_long_name"
+    last = refused(tool, "Error: page.goto: net::ERR_CONNECTION_REFUSED at http://localhost:5173/")
+    calls = [prompt("go")] + [bash(f"echo {i}") for i in range(37)] + obstacles(2) + [last]
+    said = texts(calls, step=24.0)[40]
+    assert said.startswith("metacog: 40 tool calls") and said.endswith("what is uncertain?")
+    assert len(said) <= 300 + len("metacog: ")
 
 
 def test_quick_calls_are_not_grinding() -> None:

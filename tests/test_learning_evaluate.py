@@ -52,19 +52,32 @@ def test_an_ended_session_is_picked_up_at_once(
     assert len(project_records(project)) == 1
 
 
-def test_a_start_evaluates_for_a_bounded_time_and_the_next_goes_on(
-    project: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_start_evaluates_for_a_bounded_time_and_the_next_goes_on(project: str) -> None:
     # The resident process answers a start too, and its watchdog ends a call at 6 s: a long
     # backlog is worked off over several starts, none lost.
     for sid in ("old1", "old2"):
         write_session(sid, project, T0, **LOOP)
-    monkeypatch.setattr(evaluate, "START_BUDGET_S", -1.0)
-    start(project, "next", T0 + DAY)
+    assert learning.on_session_start(project, "next", state_dir(), cfg(), T0 + DAY, -1.0) is False
     assert project_records(project) == []
-    monkeypatch.setattr(evaluate, "START_BUDGET_S", 2.0)
-    start(project, "later", T0 + DAY + 60)
+    assert learning.on_session_start(project, "later", state_dir(), cfg(), T0 + DAY + 60) is True
     assert len(project_records(project)) == 2
+
+
+def test_no_state_is_collected_while_sessions_wait_for_their_evaluation(
+    project: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from metacog import handlers
+
+    write_session("old", project, T0, **LOOP)
+    collected: list = []
+    monkeypatch.setattr(state, "collect_garbage", lambda *a: collected.append(a))
+    start_event = {**captured("SessionStart"), "session_id": "new", "cwd": project}
+    monkeypatch.setattr(handlers, "START_BUDGET_S", -1.0)
+    assert send(start_event, now=T0 + DAY) is None
+    assert collected == [] and project_records(project) == []
+    monkeypatch.setattr(handlers, "START_BUDGET_S", 2.0)
+    assert send(start_event, now=T0 + DAY + 60) is None
+    assert len(collected) == 1 and len(project_records(project)) == 1
 
 
 def test_sessions_of_other_projects_wait_for_their_own(

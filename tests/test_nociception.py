@@ -104,6 +104,20 @@ def test_attempts_that_all_fail_with_nothing_between_that_worked() -> None:
     )
     assert "`git merge feature --no-ff`" in out[4]
     assert out[5] == ""  # once a run
+    # Something works, then a new run: said again.
+    again = [bash("git status", "On branch main")] + [
+        bash_failure(f"Exit code 1\n{error} (again)", f"{command} --retry")
+        for command, error in tried
+    ]
+    assert [bool(x) for x in said(again)] == [False] * 5 + [True, False]
+    # Whatever the tools' names, the question is whole and the observation within its cap.
+    tool = "mcp__plugin_playwright_playwright__browser_navigate_with_a_long_name"
+    pages = [
+        refused(tool, f"Error: page.goto: net::ERR_CONNECTION_REFUSED at http://localhost:{p}/")
+        for p in range(5170, 5175)
+    ]
+    last = said([{**p, "session_id": "s-long"} for p in pages])[-1]
+    assert last.endswith("none of them changed?") and len(last) <= 300 + len("metacog: ")
     # Its look-alike, in a session of its own: the same six with one that worked between.
     broken = [bash_failure(f"Exit code 1\n{error}", command) for command, error in tried]
     broken.insert(3, read("/home/dev/project/logs/README.md"))

@@ -327,6 +327,34 @@ def test_the_resident_answers_a_sessions_end_and_its_next_start_too(
 
 
 @needs_perl
+def test_a_relative_metacog_home_is_the_callers_even_after_the_reply(
+    data: Path, tmp_path: Path
+) -> None:
+    # SessionEnd's learning runs once the reply is out, back in the resident's own folder.
+    start_session(data, hook_env(data, tmp_path / "first"))
+    resident_only(data)
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    env = {**hook_env(data, tmp_path / "unused"), "METACOG_HOME": "rel-home", "PWD": str(project)}
+    end = captured("SessionStart", hook_event_name="SessionEnd", reason="other", cwd=str(project))
+    for payload in [*failures(3, cwd=str(project)), end]:
+        out = subprocess.run(
+            [SH, str(RUN_SH), *(["session-end"] if payload is end else [])],
+            input=json.dumps(payload).encode(),
+            capture_output=True,
+            env=env,
+            cwd=project,
+            timeout=30,
+            check=False,
+        )
+        assert (out.returncode, out.stderr) == (0, b"")
+    marks = project / "rel-home" / "state" / "learning" / "marks"
+    assert wait_for(lambda: (marks / f"{end['session_id']}.done").is_file())
+    assert sorted(p.name for p in (project / "rel-home").iterdir()) == ["data", "state"]
+    assert not list(data.rglob("rel-home"))  # nothing in the resident's own folder
+
+
+@needs_perl
 def test_a_dead_resident_means_the_hook_runs_itself(data: Path, tmp_path: Path) -> None:
     env = hook_env(data, tmp_path / "home")
     home = start_session(data, env)

@@ -30,10 +30,14 @@ class UnknownRule(LookupError):
         self.closest = closest
 
 
-def on_session_start(root: str, session_id: str, state_dir: str, cfg: dict, now: float) -> None:
+def on_session_start(
+    root: str, session_id: str, state_dir: str, cfg: dict, now: float, budget: float = 2.0
+) -> bool:
+    """Evaluate the earlier sessions of `root` due for it, for at most `budget` seconds;
+    False when some were left for the next start."""
     from metacog.learning import evaluate
 
-    evaluate.on_session_start(root, session_id, state_dir, cfg, now)
+    return evaluate.on_session_start(root, session_id, state_dir, cfg, now, budget)
 
 
 def digest_once(root: str, session_id: str, state_dir: str, cfg: dict, now: float) -> str:

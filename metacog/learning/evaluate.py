@@ -49,9 +49,6 @@ CACHE_GC_AGE_S = 30 * 24 * 3600
 CACHE_PREFIXES = ("digest-", "retro-")  # per project, in <state dir>/learning
 MARK_CAP = 64 * 1024  # a `.done` mark lists at most one piece of evidence per rule and lesson
 MARK_SCHEMA = 2
-# Seconds a SessionStart spends evaluating earlier sessions; the rest wait for the next
-# start. The resident process answers a start too, and its watchdog ends a call at 6 s.
-START_BUDGET_S = 2.0
 DAY = 86400.0
 
 
@@ -418,20 +415,25 @@ def collect_marks(state_dir: str, now: float) -> int:
     return removed
 
 
-def on_session_start(root: str, session_id: str, state_dir: str, cfg: dict, now: float) -> None:
+def on_session_start(
+    root: str, session_id: str, state_dir: str, cfg: dict, now: float, budget: float = 2.0
+) -> bool:
+    """Evaluate the earlier sessions of `root` that ended or went stale, for at most `budget`
+    seconds (checked between sessions); False when some were left for the next start."""
     learn = settings.learning(cfg)
     if not learn["enabled"] or not root:
-        return
+        return True
     own = state.clean_session_id(session_id)
     if own:
         try:  # a resumed session is running again: not ended until its next SessionEnd
             os.unlink(_mark(state_dir, own, "ended"))
         except OSError:
             pass
-    deadline = time.monotonic() + START_BUDGET_S
+    deadline, complete = time.monotonic() + budget, True
     for sid in finished(state_dir, root, own, now, learn["stale_after_minutes"] * 60):
         if time.monotonic() > deadline:
-            break  # the next start goes on with the rest
+            complete = False  # the next start goes on with the rest
+            break
         try:
             evaluate(state_dir, sid, root, cfg, now)
         except (OSError, TimeoutError, ValueError) as exc:
@@ -440,6 +442,7 @@ def on_session_start(root: str, session_id: str, state_dir: str, cfg: dict, now:
     collect_marks(state_dir, now)
     if settings.digest(cfg)["enabled"]:
         digest.cached(root, state_dir, cfg, now)  # compile now, so the first prompt hits the cache
+    return complete
 
 
 def on_session_end(root: str, session_id: str, state_dir: str, cfg: dict, now: float) -> None:

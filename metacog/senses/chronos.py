@@ -7,7 +7,7 @@ unsolved is grinding, and a check-in is then what the person would want."""
 
 from __future__ import annotations
 
-from metacog.senses.signal import Signal, forget, memory, number, quote
+from metacog.senses.signal import TEXT_CAP, Signal, forget, memory, number, quote
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
         return None  # a subagent answers to the main agent, not the person
     cfg = ctx.cfg[NAME]
     mem = memory(win, NAME)
-    calls = win.get("prompt_calls", 0)
+    calls = number(win.get("prompt_calls"))
     # Work time as metacog.facts counts it: idle pauses and subagents' own time left out.
     minutes = ctx.active_s / 60
     # Many quick calls are not grinding: the call count speaks only after some work time.
@@ -55,21 +55,22 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
         return None
     # The obstacles met since the person spoke and not overcome since (metacog.facts): a
     # level reached on a calm run waits, and is said if the run turns into a grind.
-    since = win.get("calls", 0) - calls
-    unsolved = [o for o in ctx.obstacles if o[0] > since]
+    now = number(win.get("calls"))
+    unsolved = [o for o in ctx.obstacles if o[0] > now - calls]
     if len(unsolved) < cfg["obstacles"]:
         return None
-    mem["level"] = level
     met = f", {len(unsolved)} obstacles met since and not overcome" if unsolved else ""
-    back = win.get("calls", 0) - unsolved[-1][0] if unsolved else -1
+    ask = "Would a short check-in help: what is done, what is left, what is uncertain?"
+    said = f"{calls} tool calls and {minutes:.0f} minutes since the person last spoke{met}"
+    back = now - unsolved[-1][0] if unsolved else -1
     if 0 <= back < len(ctx.calls):  # the latest, if the window still holds its call
         latest = ctx.calls[-1 - back]
-        met += f" (the latest: {latest.tool} {quote(latest.target, 50)})"
-    return Signal(
-        NAME,
-        f"{calls} tool calls and {minutes:.0f} minutes since the person last spoke{met}. "
-        "Would a short check-in help: what is done, what is left, what is uncertain?",
-    )
+        # Within TEXT_CAP whatever the tool's name: the question is what must not be cut.
+        room = TEXT_CAP - len(said) - len(ask) - len(latest.tool) - len(" (the latest:  ). ")
+        if room >= 20:
+            said += f" (the latest: {latest.tool} {quote(latest.target, min(room, 50))})"
+    mem["level"] = level
+    return Signal(NAME, f"{said}. {ask}")
 
 
 def reading(win: dict, ctx: Context) -> str:

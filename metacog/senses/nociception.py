@@ -229,12 +229,14 @@ def _nothing_works(mem: dict, action: Call, ctx: Context, cfg: dict) -> Signal |
     if ctx.responses and ctx.responses <= number(mem.get("said_at")):
         return None
     mem["failing_said"], mem["said_at"] = began, ctx.responses
-    return Signal(
-        NAME,
-        f"{len(turns)} attempts in a row failed, with nothing between that worked, from "
-        f"{first.tool} {quote(first.target, 50)} to {_quoted(action, 110)}. What do they have "
-        "in common that none of them changed?",
-    )
+    head = f"{len(turns)} attempts in a row failed, with nothing between that worked"
+    ask = "What do they have in common that none of them changed?"
+    # Within TEXT_CAP whatever the tools' names: the latest first, then where the run began.
+    room = TEXT_CAP - len(head) - len(ask) - len(", the latest: . ")
+    latest = _quoted(action, min(room, 110))
+    room -= len(latest) + len(first.tool) + len(", from  ")
+    began_with = f", from {first.tool} {quote(first.target, min(room, 50))}" if room >= 20 else ""
+    return Signal(NAME, f"{head}{began_with}, the latest: {latest}. {ask}")
 
 
 def _say(level: int, count: int, edits: int, action: Call, ctx: Context) -> Signal:
