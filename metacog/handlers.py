@@ -152,10 +152,10 @@ def on_prompt(event: Event, state_dir: str, now: float) -> dict | None:
     return reply("UserPromptSubmit", learning.digest_once(root, sid, state_dir, cfg, now))
 
 
-# Seconds a SessionStart spends evaluating earlier sessions, the rest left for the next
-# start. In the resident process (after the reply: other sessions' calls wait behind it,
-# and its watchdog ends a call at 6 s) far less than in a hook of its own.
-START_BUDGET_S, RESIDENT_START_BUDGET_S = 2.0, 0.3
+# Seconds a SessionStart spends evaluating earlier sessions in the resident process: far
+# less than in a hook of its own (learning.START_BUDGET_S), since other sessions' calls wait
+# behind it and its watchdog ends a call at 6 s.
+RESIDENT_START_BUDGET_S = 0.3
 
 
 def on_session_start(event: Event, state_dir: str, now: float) -> dict | None:
@@ -163,7 +163,7 @@ def on_session_start(event: Event, state_dir: str, now: float) -> dict | None:
     sid = event.session
     root = config.project_root(event.cwd) if sid else ""
     cfg = schema.load(paths.config_dir(), root) if sid else {}
-    budget = START_BUDGET_S if state.AFTER is None else RESIDENT_START_BUDGET_S
+    budget = learning.START_BUDGET_S if state.AFTER is None else RESIDENT_START_BUDGET_S
 
     def housekeeping() -> None:
         complete = True

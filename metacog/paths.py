@@ -51,11 +51,16 @@ def _from_xdg() -> dict[str, str] | None:
     return out
 
 
+def metacog_home() -> str:
+    """METACOG_HOME as an absolute path ('' when unset): a relative one is the caller's."""
+    home = os.environ.get("METACOG_HOME")
+    return os.path.abspath(os.path.expanduser(home)) if home else ""
+
+
 def dirs() -> dict[str, str]:
     """The three directories, as absolute path strings (not created)."""
-    home = os.environ.get("METACOG_HOME")
+    home = metacog_home()
     if home:
-        home = os.path.abspath(os.path.expanduser(home))
         return {
             "state": os.path.join(home, "state"),
             "data": os.path.join(home, "data"),

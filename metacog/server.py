@@ -169,14 +169,15 @@ def _answer(conn: socket.socket, log: int, here: int) -> None:
             os.chdir(env.get("PWD") or "/")
         except OSError:
             os.chdir("/")
-        home = os.environ.get("METACOG_HOME")
-        if home and not os.path.isabs(os.path.expanduser(home)):
+        from metacog import paths
+
+        home = paths.metacog_home()
+        if home:
             # Relative to the caller's folder: resolved now, for work done after the reply
             # (state.after_reply), which runs back in this process's own folder.
-            os.environ["METACOG_HOME"] = os.path.abspath(os.path.expanduser(home))
+            os.environ["METACOG_HOME"] = home
         if env.get("METACOG_DISABLE") == "1":
             return
-        from metacog import paths
 
         state_dir = paths.state_dir()
         state.AFTER = saves

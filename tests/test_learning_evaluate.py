@@ -66,16 +66,15 @@ def test_a_start_evaluates_for_a_bounded_time_and_the_next_goes_on(project: str)
 def test_no_state_is_collected_while_sessions_wait_for_their_evaluation(
     project: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from metacog import handlers
 
     write_session("old", project, T0, **LOOP)
     collected: list = []
     monkeypatch.setattr(state, "collect_garbage", lambda *a: collected.append(a))
     start_event = {**captured("SessionStart"), "session_id": "new", "cwd": project}
-    monkeypatch.setattr(handlers, "START_BUDGET_S", -1.0)
+    monkeypatch.setattr(learning, "START_BUDGET_S", -1.0)
     assert send(start_event, now=T0 + DAY) is None
     assert collected == [] and project_records(project) == []
-    monkeypatch.setattr(handlers, "START_BUDGET_S", 2.0)
+    monkeypatch.setattr(learning, "START_BUDGET_S", 2.0)
     assert send(start_event, now=T0 + DAY + 60) is None
     assert len(collected) == 1 and len(project_records(project)) == 1
 

@@ -121,10 +121,18 @@ def hook_env(data: Path, home: Path, **extra: str) -> dict[str, str]:
     }
 
 
-def run_sh(payload: dict | bytes, env: dict[str, str], *mode: str) -> subprocess.CompletedProcess:
+def run_sh(
+    payload: dict | bytes, env: dict[str, str], *mode: str, cwd: Path | None = None
+) -> subprocess.CompletedProcess:
     raw = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
     return subprocess.run(
-        [SH, str(RUN_SH), *mode], input=raw, capture_output=True, env=env, timeout=30, check=False
+        [SH, str(RUN_SH), *mode],
+        input=raw,
+        capture_output=True,
+        env=env,
+        cwd=cwd,
+        timeout=30,
+        check=False,
     )
 
 
@@ -277,20 +285,7 @@ def test_the_resident_does_not_keep_its_last_callers_folder(data: Path, tmp_path
     home = start_session(data, hook_env(data, tmp_path / "home"))
     project = tmp_path / "project"
     project.mkdir()
-    replies(
-        [
-            subprocess.run(
-                [SH, str(RUN_SH)],
-                input=json.dumps(p).encode(),
-                capture_output=True,
-                timeout=30,
-                env=hook_env(data, tmp_path / "home"),
-                cwd=project,
-                check=False,
-            )
-            for p in failures(1)
-        ]
-    )
+    replies([run_sh(p, hook_env(data, tmp_path / "home"), cwd=project) for p in failures(1)])
     cwd = Path(f"/proc/{int((home / 'pid').read_text())}/cwd")
     if not cwd.parent.exists():
         pytest.skip("no /proc here to read another process's working directory")
@@ -337,17 +332,8 @@ def test_a_relative_metacog_home_is_the_callers_even_after_the_reply(
     (project / ".git").mkdir(parents=True)
     env = {**hook_env(data, tmp_path / "unused"), "METACOG_HOME": "rel-home", "PWD": str(project)}
     end = captured("SessionStart", hook_event_name="SessionEnd", reason="other", cwd=str(project))
-    for payload in [*failures(3, cwd=str(project)), end]:
-        out = subprocess.run(
-            [SH, str(RUN_SH), *(["session-end"] if payload is end else [])],
-            input=json.dumps(payload).encode(),
-            capture_output=True,
-            env=env,
-            cwd=project,
-            timeout=30,
-            check=False,
-        )
-        assert (out.returncode, out.stderr) == (0, b"")
+    calls = [run_sh(p, env, cwd=project) for p in failures(3, cwd=str(project))]
+    replies([*calls, run_sh(end, env, "session-end", cwd=project)])
     marks = project / "rel-home" / "state" / "learning" / "marks"
     assert wait_for(lambda: (marks / f"{end['session_id']}.done").is_file())
     assert sorted(p.name for p in (project / "rel-home").iterdir()) == ["data", "state"]

@@ -30,8 +30,18 @@ class UnknownRule(LookupError):
         self.closest = closest
 
 
+# Seconds a SessionStart spends evaluating earlier sessions in a hook of its own, the rest
+# left for the next start (metacog.handlers gives the resident process less).
+START_BUDGET_S = 2.0
+
+
 def on_session_start(
-    root: str, session_id: str, state_dir: str, cfg: dict, now: float, budget: float = 2.0
+    root: str,
+    session_id: str,
+    state_dir: str,
+    cfg: dict,
+    now: float,
+    budget: float = START_BUDGET_S,
 ) -> bool:
     """Evaluate the earlier sessions of `root` due for it, for at most `budget` seconds;
     False when some were left for the next start."""

@@ -416,7 +416,7 @@ def collect_marks(state_dir: str, now: float) -> int:
 
 
 def on_session_start(
-    root: str, session_id: str, state_dir: str, cfg: dict, now: float, budget: float = 2.0
+    root: str, session_id: str, state_dir: str, cfg: dict, now: float, budget: float
 ) -> bool:
     """Evaluate the earlier sessions of `root` that ended or went stale, for at most `budget`
     seconds (checked between sessions); False when some were left for the next start."""
