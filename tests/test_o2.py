@@ -29,6 +29,9 @@ def test_a_burst_is_said_only_where_it_would_reach_compaction_soon(tmp_path: Pat
     # A million tokens of room: five large reads are nothing to warn of.
     roomy = burst(Transcript(tmp_path / "a.jsonl"), 100_000, "claude-opus-5-5")
     assert not any(roomy), roomy
+    # 100K of 200K at about 7.5K tokens a call: compaction is 9 calls and many decisions away.
+    middling = burst(Transcript(tmp_path / "c.jsonl"), 100_000, "claude-sonnet-4-5")
+    assert not any(middling), middling
     # 150K of 200K, about 7.5K tokens a call: compaction is a few calls away.
     tight = burst(Transcript(tmp_path / "b.jsonl"), 150_000, "claude-sonnet-4-5")
     assert any("faster than this session's baseline" in t for t in tight), tight

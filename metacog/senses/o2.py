@@ -20,9 +20,10 @@ DEFAULTS = {
     "min_recent_bytes": 60000,
     "velocity_cooldown_calls": 40,
     # A burst is said only when, at its pace, it would reach auto-compaction within this many
-    # calls (where the transcript tells the context's level): two large reads with most of a
-    # million tokens free are not worth a word.
-    "velocity_horizon": 25,
+    # calls (where the transcript tells the context's level), as the level is (soon_calls): a
+    # compaction 25 calls away is many decisions away, and two large results before it are
+    # work, not pressure (at 25, bursts were half of what O2 said on quiet sessions).
+    "velocity_horizon": 6,
     "fill_warn": 0.70,
     "soon_calls": 6,  # the level is said when compaction is this few calls away
     "context_window": 0,  # read by metacog.facts for the context's fill
