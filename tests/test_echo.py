@@ -6,30 +6,36 @@ from hooktest import bash, edit, read, texts
 
 
 def test_edits_without_running_the_tests() -> None:
-    calls = [read("/home/dev/project/tests/test_m.py")]
+    calls = [bash("pytest -q")]
     said = texts(calls + [edit(f"/home/dev/project/src/m{i}.py", i) for i in range(12)])
     assert not any(said[:12])
     assert "12 edits since the project's tests last ran" in said[12]
 
 
-def test_edits_in_a_project_without_tests_in_sight_are_not_news() -> None:
+def test_edits_in_a_session_that_never_ran_the_tests_are_not_news() -> None:
+    # The session's own test loop is what a pile of edits departs from: a project whose
+    # tests this session never ran, however many test files it read, has none to name.
     said = texts([edit(f"/home/dev/project/src/m{i}.py", i) for i in range(30)])
     assert not any(said)
-    # A test seen later makes the pile of edits news, once.
-    more = texts(
-        [read("/home/dev/project/src/app.test.ts")] + [edit("/home/dev/project/src/x.py")] * 3
+    seen = texts(
+        [read("/home/dev/project/src/app.test.ts")]
+        + [edit(f"/home/dev/project/src/x{i}.py", i) for i in range(14)]
     )
-    assert not more[0] and "31 edits since the project's tests last ran" in more[1]
-    assert not any(more[2:])
+    assert not any(seen)
+    # A test run makes the next pile of edits news, once.
+    ran = texts([bash("npm test")] + [edit(f"/home/dev/project/src/y{i}.py", i) for i in range(14)])
+    assert not any(ran[:12]) and "12 edits since the project's tests last ran" in ran[12]
+    assert not ran[13]
 
 
 def test_a_test_run_resets_and_docs_do_not_count() -> None:
-    calls = [edit(f"/home/dev/project/src/m{i}.py", i) for i in range(8)] + [bash("pytest -q")]
+    calls = [bash("pytest -q")] + [edit(f"/home/dev/project/src/m{i}.py", i) for i in range(8)]
+    calls += [bash("pytest -q")]
     calls += [edit(f"/home/dev/project/src/m{i}.py", i) for i in range(8)]
     calls += [edit(f"/home/dev/project/docs/d{i}.md", i) for i in range(10)]
     assert not any(texts(calls))
-    # The same edits without the test run do speak: the silence above is the reset's.
-    without = texts([c for c in calls if c["tool_name"] != "Bash"])
+    # The same edits without the second test run do speak: the silence above is the reset's.
+    without = texts(calls[:9] + calls[10:])
     assert any("edits since the project's tests last ran" in s for s in without)
 
 

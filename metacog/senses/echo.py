@@ -21,13 +21,11 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
     cfg = ctx.cfg[NAME]
     mem = memory(win, NAME)
     tool = action.tool
-    if not mem.get("tests") and (
-        (tool == "Bash" and test_command(action.target))
-        or (action.path and is_test_file(action.target))
-    ):
-        # The project has tests this session can run: only then is "no test since" news.
-        # In projects whose sessions never run or touch a test, it was a quarter of what
-        # metacog said on quiet sessions (issue 17, class 5).
+    if not mem.get("tests") and tool == "Bash" and test_command(action.target):
+        # This session runs the project's tests: only then is "no test since" news, a
+        # departure from its own loop. In sessions that never ran a test it was a quarter of
+        # what metacog said on quiet sessions (issue 17, class 5); where a test file was only
+        # read or edited, "since the tests last ran" was not even true (issue 24).
         mem["tests"] = True
     if tool in EDIT_TOOLS and action.ok:
         path = action.path

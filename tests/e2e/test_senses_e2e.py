@@ -144,10 +144,12 @@ def test_echo_edits_without_tests(metacog_claude: ClaudeHarness) -> None:
     a, b = metacog_claude.project / "a.py", metacog_claude.project / "b.py"
     a.write_text("x = 1\n")
     b.write_text("y = 1\n")
-    tests = metacog_claude.project / "test_a.py"  # the project has tests this session could run
+    tests = metacog_claude.project / "test_a.py"
     tests.write_text("def test_a():\n    assert True\n")
     script = [
-        read(tests),
+        # The session runs the project's tests (whether pytest is there or not: a run is
+        # what Echo counts from), then edits without running them again.
+        bash("python3 -m pytest -q || true"),
         read(a),
         edit(a, "x = 1", "x = 2"),
         read(b),
