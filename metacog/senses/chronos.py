@@ -2,8 +2,8 @@
 
 Time alone is not worth a word: a long autonomous run that goes well is what the person
 asked for (on the labelled sessions, check-ins on calm runs were a third of what metacog
-said where nothing was wrong). A long stretch in which obstacles keep coming and stay
-unsolved is grinding, and a check-in is then what the person would want."""
+said where nothing was wrong). A long stretch in which obstacles keep coming, stay unsolved
+and bring nothing new is grinding, and a check-in is then what the person would want."""
 
 from __future__ import annotations
 
@@ -53,13 +53,16 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
     level = max(by_time, by_calls)
     if level <= number(mem.get("level")):
         return None
-    # The obstacles met since the person spoke and not overcome since (metacog.facts): a
-    # level reached on a calm run waits, and is said if the run turns into a grind.
+    # The obstacles met since the person spoke, not overcome since and that brought nothing
+    # new (metacog.facts, metacog.perception.novelty): a level reached on a calm run waits,
+    # and is said if the run turns into a grind. Failures that each bring new lines (errors
+    # that move, a list that shrinks) are the work going on: on the 163 labelled sessions,
+    # counting every obstacle said 21 check-ins, 8 on quiet sessions; these, 4 and 1 (#24).
     now = number(win.get("calls"))
-    unsolved = [o for o in ctx.obstacles if o[0] > now - calls]
+    unsolved = [o for o in ctx.obstacles if o[0] > now - calls and ctx.brought_nothing(o)]
     if len(unsolved) < cfg["obstacles"]:
         return None
-    met = f", {len(unsolved)} obstacles met since and not overcome" if unsolved else ""
+    met = f", {len(unsolved)} obstacles since that showed nothing new" if unsolved else ""
     ask = "Would a short check-in help: what is done, what is left, what is uncertain?"
     said = f"{calls} tool calls and {minutes:.0f} minutes since the person last spoke{met}"
     back = now - unsolved[-1][0] if unsolved else -1

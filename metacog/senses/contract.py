@@ -181,6 +181,13 @@ class Context:
         reach = self.reach(action)
         return reach is not None and len(reach[1]) >= self.cfg["spatial"]["min_importers"]
 
+    def brought_nothing(self, obstacle: tuple) -> bool:
+        """Whether an obstacle of `obstacles` brought nothing new: at most Nociception's share
+        of new lines and of new lines that name something (thresholds fitted for it by
+        benchmarks/fit_stale.py), whichever sense asks."""
+        cfg = self.cfg["nociception"]
+        return obstacle[2] <= cfg["stale_gain"] and obstacle[3] <= cfg["stale_news"]
+
     def note(self, kind: str, **fields: object) -> None:
         """Something worth remembering across sessions (episodes, lessons)."""
         self.notes.append({"kind": kind, **fields})

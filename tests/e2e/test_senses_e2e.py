@@ -115,16 +115,16 @@ def test_o2_real_fill_from_the_transcript(metacog_claude: ClaudeHarness) -> None
 
 
 def test_chronos_calls_since_the_person_spoke(metacog_claude: ClaudeHarness) -> None:
-    configure(metacog_claude, "[chronos]\ncalls = 3\nmin_minutes_for_calls = 0\n")
-    # Three obstacles with nothing in common, none overcome: a grind, worth a check-in.
-    failing = [
-        "echo 'src/app.ts(3,1): error TS2304: Cannot find name cfg' >&2; exit 2",
-        "echo 'error: failed to push some refs to origin' >&2; exit 1",
-        "echo 'KeyError: user_id' >&2; exit 1",
-    ]
+    configure(metacog_claude, "[chronos]\ncalls = 4\nmin_minutes_for_calls = 0\n")
+    # Four commands against one wall, none overcome: the last three brought nothing new, a
+    # grind worth a check-in.
+    (metacog_claude.project / "db.sh").write_text(
+        "echo 'psycopg.OperationalError: connection to server at db_host failed' >&2\nexit 1\n"
+    )
+    failing = [f"sh db.sh {step}" for step in ("migrate", "seed", "check", "up")]
     result = metacog_claude.run([bash(command) for command in failing] + ["Done."])
-    said = spoken(result, "3 tool calls and 0 minutes since the person last spoke")
-    assert "3 obstacles met since and not overcome" in said and "check-in" in said
+    said = spoken(result, "4 tool calls and 0 minutes since the person last spoke")
+    assert "3 obstacles since that showed nothing new" in said and "check-in" in said
 
 
 def test_spatial_blast_radius_of_an_edit(metacog_claude: ClaudeHarness) -> None:
