@@ -6,9 +6,10 @@ Runs, one after the other: bench_hook (hook against a bare interpreter start, af
 10,000 calls, failure path, peak memory), bench_cli (per-call cost inside the real
 Claude Code CLI; needs the pinned CLI), bench_digest (digest with 100,000 records),
 bench_spatial (20,000-file repository), bench_cli_start (CLI start), bench_signature
-(error signatures against their hand-scanner predecessor), and score_labels (the senses
-against the hand labels of ../shared/transcripts). --quick runs fewer repetitions
-(figures are noisier).
+(error signatures against their hand-scanner predecessor), score_labels (the senses
+against the hand labels of ../shared/transcripts) and score_blind (the same with the words
+the world printed made up: how much of it rests on vocabulary). --quick runs fewer
+repetitions (figures are noisier).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ SUITE = (
     ("bench_cli_start.py", ["--runs", "15"], ["--runs", "5"]),
     ("bench_signature.py", [], []),
     ("score_labels.py", [], []),  # accuracy: the senses against the hand labels
+    ("score_blind.py", [], []),  # the same, with the words the world printed made up
 )
 
 

@@ -429,6 +429,8 @@ REPLAYED = (
     "daaain+claude-code-log__src-deep-manifest__a7da6a22-facc-4fcd-8bab-f83c87862004",
     "daaain+claude-code-log__src-experiments-claude_p__2b4ed4c0-b905-41de-9238-273db3ec737a",
     "superdisco-agents+moai-flow__logs__chat.json@505bf6a22b__f6fc8c95-f7ee-4865-9134-86cbbd45847a",
+    # Chronos: a grind against obstacles that brought nothing new.
+    "GiovaniOliver+livestream-copilot__logs__chat.json@52c3540aab__2da7e594-5ec5-4552-9042-b09fcaf09cdd",
 )
 
 
