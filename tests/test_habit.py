@@ -593,3 +593,34 @@ def test_a_banner_back_over_new_problems_is_progress() -> None:
             edit(f"/home/dev/project/src/m{n}.ts", n),
         ]
     assert not any(said(calls))
+
+
+def test_a_tool_missing_on_every_run_beside_findings_being_fixed_is_the_same_problem() -> None:
+    # The lint run fails on a checker that is not installed every time, while the Go
+    # findings under it are fixed and others come: what is being fixed moves, the missing
+    # tool does not. (A rule that took every line seen before beside an unseen one for a
+    # banner called this progress.)
+    missing = "/nix/store/x1-lint/bin/lint: line 31: basedpyright: command not found"
+    calls = []
+    for n in range(3):
+        finding = f"cmd/m{n}.go:{n + 4}:2: undefined: helper{n} (typecheck)"
+        calls += [
+            failed("nix develop -c lint", f"Exit code 1\n{missing}\n{finding}"),
+            edit(f"/home/dev/project/cmd/m{n}.go", n),
+        ]
+    out = said(calls)
+    assert not any(out[:4])
+    assert "the same problem is back for the 3rd time" in out[4] and "basedpyright" in out[4]
+
+
+def test_the_runners_frame_naming_the_project_is_not_the_problem() -> None:
+    # The look-alike: the line that comes back names only the project the call built (its
+    # folder, `shop`); what failed inside it is new each time.
+    calls = []
+    for n in range(4):
+        frame = 'error: could not compile `shop` (bin "shop") due to 1 previous error'
+        found = f"src/m{n}.rs:{n + 2}:5: cannot find value `cfg{n}` in this scope"
+        fail = failed("cargo build", f"Exit code 101\n{found}\n{frame}")
+        fail["cwd"] = "/home/dev/shop"
+        calls += [fail, edit(f"/home/dev/shop/src/m{n}.rs", n)]
+    assert not any(said(calls))

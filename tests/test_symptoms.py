@@ -102,3 +102,18 @@ def test_the_intent_of_a_command(first: str, second: str, same: bool) -> None:
     from metacog.perception.symptoms import intent
 
     assert (intent(Call("Bash", first)) == intent(Call("Bash", second))) is same
+
+
+def test_a_line_that_names_only_what_the_call_sent_is_its_frame() -> None:
+    from metacog.perception.call import Call
+    from metacog.perception.symptoms import names_beyond, sent_words
+
+    sent = sent_words(Call("Bash", "bun run pages:build"), "/home/dev/shop")
+    assert not names_beyond('error: script "pages:build" exited with code 1', sent)
+    assert not names_beyond('error: could not compile `shop` (bin "shop")', sent)
+    # What the call did not send is named: the module, the file, the tool that is missing.
+    assert names_beyond("error: Cannot find module 'multer'", sent)
+    assert names_beyond("Type error in src/build.ts:3: 'shop' is not assignable", sent)
+    assert names_beyond("lint: line 31: basedpyright: command not found (bin/pyright_x)", sent)
+    # Nothing sent: names_something.
+    assert names_beyond('error: script "pages:build" exited with code 1', frozenset())

@@ -350,6 +350,38 @@ def names_something(line: str) -> bool:
     return bool(_NAMED.search(line[:LINE_CAP]))
 
 
+# A word of what a call sent, as a failure may say it back: a run of characters between
+# spaces, quotes, brackets, separators and slashes (`pages:build` is `pages` and `build`).
+_SENT_WORD = re.compile(r"[^\s'\"`()\[\]{}<>,;:=/]{3,}")
+_SENT = "\u00a7"  # what a word the call sent becomes
+# Words it sent, quoted together (`"§:§"`, `` `§` ``, `(§)`): one of them, no name.
+_SENT_RUN = re.compile(r"[`'\"(]*\u00a7(?:[:.\-]\u00a7)*[`'\")]*")
+SENT_CAP = 2000  # characters of a call's target whose words are weighed
+
+
+def sent_words(action: Call, *folders: str) -> frozenset[str]:
+    """The words a call sent (its target: the command, the file asked for) and the names of
+    the folders it ran in (the project's own name: a crate, a package, a workspace)."""
+    words = set(_SENT_WORD.findall(str(action.target)[:SENT_CAP]))
+    words.update(f.rstrip("/").rsplit("/", 1)[-1] for f in folders if f)
+    return frozenset(words)
+
+
+def names_beyond(line: str, sent: frozenset[str]) -> bool:
+    """Whether a problem line names something besides what the call sent (`sent_words`).
+
+    `error: script "build" exited with code 1` after `npm run build`, `could not compile
+    `shop`` in the folder shop: the call said back, the runner's frame around whatever
+    failed inside it, the same however the work moves; not a problem of its own. No list
+    of runners: whatever the tool, its frame names only what it was asked to do."""
+    line = line[:LINE_CAP]
+    if sent:
+        line = _SENT_RUN.sub(
+            _SENT, _SENT_WORD.sub(lambda m: _SENT if m.group() in sent else m.group(), line)
+        )
+    return names_something(line)
+
+
 def identity(action: Call) -> str:
     """What makes two errors "the same error".
 

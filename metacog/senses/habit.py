@@ -11,8 +11,6 @@ attempt), one line, once per problem and session.
 
 from __future__ import annotations
 
-import re
-
 from metacog.perception.novelty import call_key
 from metacog.perception.tools import EDIT_TOOLS
 from metacog.senses.contract import problems_of
@@ -30,8 +28,6 @@ LIMITS = {"at": (2, 1000)}
 SEEN_CAP = 64  # problems remembered per window, least recently seen dropped first
 RUNS_CAP = 16  # commands whose last problems are remembered (to tell a shrinking list)
 RERUN_GAP = 20  # calls between two runs of one command that fixing one finding at a time takes
-# A place of its own: a file with a line (`src/a.ts:12`, `a.ts(12,5)`, `a.py", line 3`).
-_PLACE = re.compile(r"\.\w{1,8}(?::\d+|\(\d+|\", line \d+)")
 HORIZON = 60  # calls after which a problem or mistake not seen since counts from one again
 
 
@@ -67,15 +63,8 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
     calls = win.get("calls", 0)
     turn = turn_of(action, win)
     due = []
-    keys = _keys(action, call)
-    if any(k[0].startswith("e ") and k[0] not in seen for k in keys):
-        # Contrast: beside a problem line this session has not seen, the ones it has seen are
-        # the banner over it (`error: script "build" exited`, `could not compile`), and a
-        # banner over new specifics is progress, not the same problem back (issue 24). A line
-        # with a place of its own (a file and line) heads nothing: it is the problem itself.
-        keys = [
-            k for k in keys if not k[0].startswith("e ") or k[0] not in seen or _PLACE.search(k[1])
-        ]
+    cwd = ctx.event.cwd if ctx.event is not None else ""
+    keys = _keys(action, call, ctx.root, cwd)
     if _fewer(mem, action, call):
         keys = [
             k for k in keys if k[0].startswith("m ")
@@ -213,13 +202,14 @@ def _fewer(mem: dict, action: Call, call: int) -> bool:
     return isinstance(last, list) and bool(now) and set(now) < set(last)
 
 
-def _keys(action: Call, call: int) -> list[tuple[str, str, int]]:
+def _keys(action: Call, call: int, *folders: str) -> list[tuple[str, str, int]]:
     """(key, what it is, place) for each thing this failure may be the recurrence of.
 
     A refusal is its kind of mistake, on whatever file. A problem line is the same problem
     again when it comes back to the letter (from any command); or, one at a time, when the
     same command lists several of one kind of problem and shows that kind again at a new
     place after each fix (a linter re-run per finding, when its output listed them all).
+    `folders`: where the call ran (the project's root, the working directory).
     """
     from metacog.perception.symptoms import (
         NOT_HABITS,
@@ -229,12 +219,19 @@ def _keys(action: Call, call: int) -> list[tuple[str, str, int]]:
     if action.mistake:
         mistake = mistake_key(action)
         return [] if action.mistake in NOT_HABITS else [("m " + mistake, mistake, 0)]
-    from metacog.perception.symptoms import names_something
+    from metacog.perception.symptoms import names_beyond, sent_words
 
+    sent = sent_words(action, *folders)
     out = []
     for problem in problems_of(action):
-        if not names_something(problem.line):
-            continue  # words every failure prints: never "the same problem is back"
+        if not names_beyond(problem.line, sent):
+            # Words every failure prints, or only the call said back (`error: script "build"
+            # exited with code 1`, `could not compile `shop``): the frame around whatever
+            # failed, back on every failure while the work inside it moves, is never "the
+            # same problem is back" (issue 24; it replaced a rule that took every line seen
+            # before beside an unseen one for a banner, and so missed a tool missing on every
+            # run beside the lint findings being fixed).
+            continue
         out.append((f"e {problem.checksum}", problem.line, problem.checksum))
         if problem.lines > 1:
             out.append((f"k {call} {problem.sort}", problem.sort, problem.checksum))
