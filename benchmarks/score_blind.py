@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from score_labels import DEFAULT_DIR, read_labels, score
+from score_labels import labelled_folder, read_labels, score
 
 # Tools whose results are the world's words, not Claude Code's.
 WORLD = frozenset(("Bash", "BashOutput", "TaskOutput", "KillShell", "WebFetch", "WebSearch"))
@@ -156,13 +156,8 @@ def _line(name: str, result: dict) -> str:
 
 
 def main(argv: list[str]) -> int:
-    folder = Path(next((a for a in argv if not a.startswith("--")), DEFAULT_DIR))
-    if not (folder / "LABELS.jsonl").is_file():
-        print(
-            f"no LABELS.jsonl in {folder}: the labelled transcripts live in ../shared/transcripts "
-            "beside this repository; pass their folder",
-            file=sys.stderr,
-        )
+    folder = labelled_folder(argv)
+    if folder is None:
         return 2
     seen = score(folder)
     with tempfile.TemporaryDirectory(prefix="metacog-blind-") as tmp:

@@ -302,14 +302,23 @@ def report(result: dict) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str]) -> int:
+def labelled_folder(argv: list[str]) -> Path | None:
+    """The folder of labelled transcripts the arguments name (../shared/transcripts without
+    one), or None, said on stderr, where it holds no LABELS.jsonl."""
     folder = Path(next((a for a in argv if not a.startswith("--")), DEFAULT_DIR))
-    if not (folder / "LABELS.jsonl").is_file():
-        print(
-            f"no LABELS.jsonl in {folder}: the labelled transcripts live in ../shared/transcripts "
-            "beside this repository; pass their folder",
-            file=sys.stderr,
-        )
+    if (folder / "LABELS.jsonl").is_file():
+        return folder
+    print(
+        f"no LABELS.jsonl in {folder}: the labelled transcripts live in ../shared/transcripts "
+        "beside this repository; pass their folder",
+        file=sys.stderr,
+    )
+    return None
+
+
+def main(argv: list[str]) -> int:
+    folder = labelled_folder(argv)
+    if folder is None:
         return 2
     result = score(folder)
     if "--json" in argv:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hooktest import (
     BLOCKED,
     T0,
@@ -566,19 +567,40 @@ def test_passing_packages_and_log_records_in_a_test_run_are_not_problems() -> No
     assert out == [""] * 6
 
 
-def test_a_located_problem_back_beside_new_ones_is_still_the_same_problem() -> None:
-    # Contrast makes a seen line beside an unseen one a banner, unless the seen line has a
-    # place of its own: `src/app.ts(12,5): error TS2322` back each build is the problem itself.
-    located = "src/app.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'."
+@pytest.mark.parametrize(
+    ("command", "stays", "moving", "quoted"),
+    [
+        # A located type error back each build beside others that come and go.
+        (
+            "npx tsc --noEmit",
+            "src/app.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'.",
+            "src/m{n}.ts({line},1): error TS2304: Cannot find name 'helper{n}'.",
+            "TS2322",
+        ),
+        # A checker missing on every lint run while the findings under it are fixed: what is
+        # fixed moves, the missing tool does not. (A rule that took every line seen before
+        # beside an unseen one for a banner called this progress.)
+        (
+            "nix develop -c lint",
+            "/nix/store/x1-lint/bin/lint: line 31: basedpyright: command not found",
+            "cmd/m{n}.go:{line}:2: undefined: helper{n} (typecheck)",
+            "basedpyright",
+        ),
+    ],
+)
+def test_a_problem_that_stays_beside_ones_that_move_is_the_same_problem(
+    command: str, stays: str, moving: str, quoted: str
+) -> None:
     calls = []
     for n in range(3):
-        other = f"src/m{n}.ts({n + 3},1): error TS2304: Cannot find name 'helper{n}'."
+        other = moving.format(n=n, line=n + 3)
         calls += [
-            failed("npx tsc --noEmit", f"Exit code 2\n{located}\n{other}"),
+            failed(command, f"Exit code 2\n{stays}\n{other}"),
             edit(f"/home/dev/project/src/m{n}.ts", n),
         ]
     out = said(calls)
-    assert "the same problem is back for the 3rd time" in out[4] and "TS2322" in out[4]
+    assert not any(out[:4])
+    assert "the same problem is back for the 3rd time" in out[4] and quoted in out[4]
 
 
 def test_a_banner_back_over_new_problems_is_progress() -> None:
@@ -593,24 +615,6 @@ def test_a_banner_back_over_new_problems_is_progress() -> None:
             edit(f"/home/dev/project/src/m{n}.ts", n),
         ]
     assert not any(said(calls))
-
-
-def test_a_tool_missing_on_every_run_beside_findings_being_fixed_is_the_same_problem() -> None:
-    # The lint run fails on a checker that is not installed every time, while the Go
-    # findings under it are fixed and others come: what is being fixed moves, the missing
-    # tool does not. (A rule that took every line seen before beside an unseen one for a
-    # banner called this progress.)
-    missing = "/nix/store/x1-lint/bin/lint: line 31: basedpyright: command not found"
-    calls = []
-    for n in range(3):
-        finding = f"cmd/m{n}.go:{n + 4}:2: undefined: helper{n} (typecheck)"
-        calls += [
-            failed("nix develop -c lint", f"Exit code 1\n{missing}\n{finding}"),
-            edit(f"/home/dev/project/cmd/m{n}.go", n),
-        ]
-    out = said(calls)
-    assert not any(out[:4])
-    assert "the same problem is back for the 3rd time" in out[4] and "basedpyright" in out[4]
 
 
 def test_the_runners_frame_naming_the_project_is_not_the_problem() -> None:
