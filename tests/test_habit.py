@@ -628,3 +628,19 @@ def test_the_runners_frame_naming_the_project_is_not_the_problem() -> None:
         fail["cwd"] = "/home/dev/shop"
         calls += [fail, edit(f"/home/dev/shop/src/m{n}.rs", n)]
     assert not any(said(calls))
+
+
+def test_the_test_the_call_ran_failing_again_is_the_same_problem() -> None:
+    # The call named the test; the runner naming it back as failed, with what failed in it,
+    # is the world's answer about it, not the runner's frame.
+    run = "pytest tests/test_api.py::test_login"
+    calls = []
+    for n in range(3):
+        calls += [
+            failed(run, "Exit code 1\nFAILED tests/test_api.py::test_login - assert 401 == 200"),
+            edit(f"/home/dev/project/src/auth{n}.py", n),
+            failed(f"curl -sf localhost:800{n}/health", f"Exit code 7\ncurl: (7) port 800{n}"),
+        ]
+    out = said(calls)
+    assert not any(out[:6])
+    assert "the same problem is back for the 3rd time" in out[6] and "test_login" in out[6]

@@ -82,6 +82,11 @@ _TEST_NAME = re.compile(
 )
 
 
+# How a problem of a failing test reads (`test test_login - assert 401 == 200`): the runner
+# named the test that failed, and what failed in it.
+FAILED_TEST = "test "
+
+
 def problems(error: str) -> list[list]:
     """[kind, checksum of its first line with the place, lines of that kind, that line] for
     each distinct kind of problem an error names, in order, at most PROBLEMS_CAP: the checksum
@@ -105,7 +110,7 @@ def problems(error: str) -> list[list]:
         if where := _FRAME.match(bare):
             frame = f" @ {where[1].rsplit('/', 1)[-1]}:{where[2]}"  # the innermost so far
         elif said := _TEST_SAID.match(bare):
-            tests.append(f"test {said[1].rsplit('::', 1)[-1]} - {said[2]}")
+            tests.append(f"{FAILED_TEST}{said[1].rsplit('::', 1)[-1]} - {said[2]}")
         elif _TEST_NAME.match(bare) or _BANNER.match(bare):
             continue
         elif _PLACED.match(bare):
@@ -126,7 +131,7 @@ def problems(error: str) -> list[list]:
         said = clean(bare[: PROBLEM_CAP * 4])
         sort = (
             said[:PROBLEM_CAP]
-            if bare.startswith("test ")
+            if bare.startswith(FAILED_TEST)
             else kind(said)[:PROBLEM_CAP].strip(" -:@")
         )
         if sort in out:

@@ -219,12 +219,14 @@ def _keys(action: Call, call: int, *folders: str) -> list[tuple[str, str, int]]:
     if action.mistake:
         mistake = mistake_key(action)
         return [] if action.mistake in NOT_HABITS else [("m " + mistake, mistake, 0)]
-    from metacog.perception.symptoms import names_beyond, sent_words
+    from metacog.perception.symptoms import FAILED_TEST, names_beyond, names_something, sent_words
 
     sent = sent_words(action, *folders)
     out = []
     for problem in problems_of(action):
-        if not names_beyond(problem.line, sent):
+        # A failing test the call ran is the world's answer about it, named as it was asked.
+        test = problem.line.startswith(FAILED_TEST)
+        if not (names_something(problem.line) if test else names_beyond(problem.line, sent)):
             # Words every failure prints, or only the call said back (`error: script "build"
             # exited with code 1`, `could not compile `shop``): the frame around whatever
             # failed, back on every failure while the work inside it moves, is never "the
