@@ -302,7 +302,10 @@ def _session(tmp_path: Path) -> list[tuple[dict, float]]:
     steps += [failed("pytest tests/test_parser.py", lint)] * 4
     steps += [bash("git status", **via)] * 4
     steps += [edit(f"{src}/mod{n}.py", n) for n in range(12)]
-    steps += [bash(f"echo away {n}", **via) for n in range(26)]
+    steps += [bash(f"echo away {n}", **via) for n in range(23)]
+    # A wall met on the detour, and met again: a detour turned into a grind (Drift).
+    wall = "Exit code 1\npsycopg.OperationalError: connection to server at db_host failed"
+    steps += [failed(f"sh db.sh step{n}", wall) for n in range(3)]
     out = [(step, T0 + 120 * i) for i, step in enumerate(steps)]
     log.usage(164_000, model="claude-sonnet-4-5")  # read at the next call: at the edge, O2 speaks
     return out
@@ -431,6 +434,8 @@ REPLAYED = (
     "superdisco-agents+moai-flow__logs__chat.json@505bf6a22b__f6fc8c95-f7ee-4865-9134-86cbbd45847a",
     # Chronos: a grind against obstacles that brought nothing new.
     "GiovaniOliver+livestream-copilot__logs__chat.json@52c3540aab__2da7e594-5ec5-4552-9042-b09fcaf09cdd",
+    # Drift: a detour away from what the request named, turned into a grind.
+    "erewhon+medianator__logs__chat.json@e7a898b894__e67787d1-892e-4713-b9af-2899894211b9",
 )
 
 

@@ -2,22 +2,54 @@
 
 from __future__ import annotations
 
-from hooktest import bash, prompt, read, texts
+from pathlib import Path
+
+import pytest
+from hooktest import bash, failed, prompt, read, texts
+
+REQUEST = "Fix the crash in parser.py when `parse_header` gets an empty line"
+WALL = "psycopg.OperationalError: connection to server at db_host failed"
+
+
+@pytest.fixture(autouse=True)
+def drift_alone(isolated_home: Path) -> None:
+    """Drift alone speaks: the walls on the detour are also what the loop senses say."""
+    config = isolated_home / "config"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "config.toml").write_text(
+        "[nociception]\nenabled = false\n[habit]\nenabled = false\n"
+        "[vestibular]\nenabled = false\n[chronos]\nenabled = false\n"
+    )
 
 
 def test_drift_from_what_the_request_named() -> None:
-    calls = [
-        prompt("Fix the crash in parser.py when `parse_header` gets an empty line"),
-        read("/home/dev/project/src/parser.py"),
-    ]
-    calls += [bash(f"ls dir{i}", stdout=str(i)) for i in range(25)]
+    calls = [prompt(REQUEST), read("/home/dev/project/src/parser.py")]
+    # A wall met on the detour, and met again: two obstacles that brought nothing new.
+    calls += [failed(f"make db{i}", f"Exit code 1\n{WALL}") for i in range(3)]
+    calls += [bash(f"ls dir{i}", stdout=str(i)) for i in range(22)]
     said = texts(calls)
     assert not any(said[:26])
     assert "touched none of what the request named" in said[26] and "parser.py" in said[26]
+    assert "2 obstacles on the way showed nothing new" in said[26]
+
+
+def test_a_detour_that_goes_well_is_not_worth_a_word() -> None:
+    # Reading around, away from what the request named: how exploring goes.
+    calls = [prompt(REQUEST), read("/home/dev/project/src/parser.py")]
+    calls += [bash(f"ls dir{i}", stdout=str(i)) for i in range(40)]
+    assert not any(texts(calls))
+    # Obstacles that each brought something new are the detour's work moving, not a grind.
+    calls = [prompt(REQUEST), read("/home/dev/project/src/parser.py")]
+    calls += [
+        failed(f"make t{i}", f"Exit code 2\nmake: no rule for 'target_{i}'") for i in range(3)
+    ]
+    calls += [bash(f"ls b{i}", stdout=str(i)) for i in range(30)]
+    assert not any(texts(calls, start=2e9))
 
 
 def test_no_drift_without_named_things() -> None:
     # As many calls as the named request above needed to speak: fewer would pass unheard.
     calls = [prompt("make it faster"), read("/home/dev/project/src/parser.py")]
-    calls += [bash(f"ls dir{i}", stdout=str(i)) for i in range(25)]
+    calls += [failed(f"make db{i}", f"Exit code 1\n{WALL}") for i in range(3)]
+    calls += [bash(f"ls dir{i}", stdout=str(i)) for i in range(22)]
     assert not any(texts(calls))

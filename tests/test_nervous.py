@@ -27,8 +27,8 @@ def test_one_message_per_call_combining_senses() -> None:
         "metacog: 26 tool calls and 20 minutes since the person last spoke, 3 obstacles since"
     )
     assert said[26].endswith(
-        "the last 25 actions touched none of what the request named (parser.py, parse_header). "
-        "Is this detour needed for the task?"
+        "the last 25 actions touched none of what the request named (parser.py, parse_header), "
+        "and 3 obstacles on the way showed nothing new. Is this detour needed for the task?"
     )
 
 

@@ -163,9 +163,15 @@ def test_drift_from_the_request(metacog_claude: ClaudeHarness) -> None:
     configure(metacog_claude, "[drift]\nrecent_calls = 3\n")
     parser = metacog_claude.project / "parser.py"
     parser.write_text("def parse_header(line):\n    return line\n")
-    script = [read(parser), bash("ls /"), bash("uname -a"), bash("date"), "Done."]
+    # A detour that turned into a grind: one wall met three times, away from parser.py.
+    (metacog_claude.project / "db.sh").write_text(
+        "echo 'psycopg.OperationalError: connection to server at db_host failed' >&2\nexit 1\n"
+    )
+    detour = [bash(f"sh db.sh {step}") for step in ("migrate", "seed", "up")]
+    script = [read(parser), *detour, "Done."]
     result = metacog_claude.run(script, prompt="Fix parse_header in parser.py for empty lines.")
-    assert "parser.py" in spoken(result, "touched none of what the request named")
+    said = spoken(result, "touched none of what the request named")
+    assert "parser.py" in said and "2 obstacles on the way showed nothing new" in said
 
 
 def test_nociception_hears_one_place_searched_in_other_words(
