@@ -47,6 +47,20 @@ ANSWERED = re.compile(
     r"|Command timed out after|Claude requested permissions|This command requires approval"
     r"|Permission (?:to use|for this action)|cd to '[^']*' was blocked"
 )
+# Fields of a structured result that are Claude Code's, not the world's words: kept.
+KEPT = frozenset(
+    (
+        "type",
+        "status",
+        "retrieval_status",
+        "codeText",
+        "returnCodeInterpretation",
+        "task_id",
+        "shell_id",
+        "shellId",
+        "backgroundTaskId",
+    )
+)
 _WORD = re.compile(r"[A-Za-z]{3,}")
 _LOWER = "abcdefghijklmnopqrstuvwxyz"
 
@@ -93,13 +107,14 @@ class Blind:
         )
 
     def value(self, value: object) -> object:
-        """Every string of a result, however nested, made blind."""
+        """Every string of a result, however nested, made blind, but Claude Code's own fields
+        (KEPT: a background task's status, a content block's type)."""
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, list):
             return [self.value(v) for v in value]
         if isinstance(value, dict):
-            return {k: self.value(v) for k, v in value.items()}
+            return {k: v if k in KEPT else self.value(v) for k, v in value.items()}
         return value
 
 
@@ -133,8 +148,12 @@ def blind_transcript(source: Path, target: Path) -> None:
 
 
 def blind_folder(folder: Path, target: Path) -> None:
+    """The labelled transcripts of `folder` made blind into `target`, a file name each: a
+    label naming a path (`../x`, `/x`) is refused, never written outside `target`."""
     shutil.copy(folder / "LABELS.jsonl", target / "LABELS.jsonl")
     for name in sorted({label["file"] for label in read_labels(folder)}):
+        if Path(name).name != name or name in (".", ".."):
+            raise ValueError(f"a label names {name!r}, not a file of {folder}")
         blind_transcript(folder / name, target / name)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hooktest import bash, failed, prompt, read, texts
+from hooktest import bash, failed, grep, prompt, read, texts
 
 REQUEST = "Fix the crash in parser.py when `parse_header` gets an empty line"
 WALL = "psycopg.OperationalError: connection to server at db_host failed"
@@ -53,3 +53,17 @@ def test_no_drift_without_named_things() -> None:
     calls += [failed(f"make db{i}", f"Exit code 1\n{WALL}") for i in range(3)]
     calls += [bash(f"ls dir{i}", stdout=str(i)) for i in range(22)]
     assert not any(texts(calls))
+
+
+def test_questions_that_find_nothing_need_as_many_as_a_stuck_search() -> None:
+    # Searches that find nothing are how a search goes for a while: as Nociception, a detour
+    # of empty answers is a grind only at stale_empty_at (3) that brought nothing new.
+    calls = [prompt(REQUEST), read("/home/dev/project/src/parser.py")]
+    calls += [grep("db_host") for _ in range(3)]  # the first is news, two brought nothing
+    calls += [bash(f"ls dir{i}", stdout=str(i)) for i in range(30)]
+    assert not any(texts(calls))
+    calls = [prompt(REQUEST), read("/home/dev/project/src/parser.py")]
+    calls += [grep("redis_host") for _ in range(4)]  # the same place: none of them news now
+    calls += [bash(f"ls b{i}", stdout=str(i)) for i in range(22)]
+    said = texts(calls, start=2e9)
+    assert "4 obstacles on the way showed nothing new" in said[26], said

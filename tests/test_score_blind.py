@@ -69,3 +69,28 @@ def test_only_the_worlds_words_are_made_up(tmp_path: Path) -> None:
     assert "relation" not in texts[7] and len(texts[7]) == len("relation users does not exist")
     last = json.loads(target.read_text().splitlines()[-1])
     assert last["toolUseResult"]["stdout"] == texts[9] != "README.md"
+
+
+def test_claude_codes_own_fields_of_a_result_stay(tmp_path: Path) -> None:
+    source, target = tmp_path / "s.jsonl", tmp_path / "b.jsonl"
+    task = {"retrieval_status": "success", "task": {"status": "failed", "output": "boom here"}}
+    source.write_text(
+        _entries(_use("1", "TaskOutput", task_id="t1"), _result("1", "boom here", **task))
+    )
+    blind_transcript(source, target)
+    kept = json.loads(target.read_text().splitlines()[-1])["toolUseResult"]
+    assert kept["retrieval_status"] == "success" and kept["task"]["status"] == "failed"
+    assert kept["task"]["output"] != "boom here"
+
+
+def test_a_label_naming_a_path_is_refused(tmp_path: Path) -> None:
+    import pytest
+    from score_blind import blind_folder
+
+    (tmp_path / "in").mkdir()
+    (tmp_path / "out").mkdir()
+    label = {"file": "../escape.jsonl", "type": "session", "calls": 0, "quiet": True}
+    (tmp_path / "in" / "LABELS.jsonl").write_text(json.dumps(label) + "\n")
+    with pytest.raises(ValueError, match="not a file"):
+        blind_folder(tmp_path / "in", tmp_path / "out")
+    assert not (tmp_path / "escape.jsonl").exists()

@@ -28,12 +28,15 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
     if not ctx.on_track or away < ctx.cfg[NAME]["recent_calls"] or mem.get("said"):
         return None
     # A detour is worth a word once it has turned into a grind: obstacles met on it that
-    # brought nothing new, as many as make a stuck stretch (nociception.stale_at). Work away
+    # brought nothing new, in as many model turns as make a stuck stretch (Nociception's
+    # stale_at, or stale_empty_at where each was a question that found nothing). Work away
     # from what the request named is how exploring goes: said after 25 calls away alone, 4
     # of Drift's 6 lines on the 163 labelled sessions were on quiet ones (issue 24).
     now = number(win.get("calls"))
     walls = [o for o in ctx.obstacles if o[0] > now - away and ctx.brought_nothing(o)]
-    if len(walls) < ctx.cfg["nociception"]["stale_at"]:
+    stale = ctx.cfg["nociception"]
+    need = stale["stale_empty_at"] if all(o[4] for o in walls) else stale["stale_at"]
+    if not walls or len({o[1] for o in walls}) < need:
         return None
     mem["said"] = True
     named = ", ".join(short(t, 30) for t in terms[:3])
