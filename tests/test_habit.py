@@ -644,3 +644,30 @@ def test_the_test_the_call_ran_failing_again_is_the_same_problem() -> None:
     out = said(calls)
     assert not any(out[:6])
     assert "the same problem is back for the 3rd time" in out[6] and "test_login" in out[6]
+
+
+def test_a_quoted_frame_over_new_problems_is_progress_whoever_it_names() -> None:
+    # A workspace member's frame: the crate is neither in the command nor the folder's
+    # name, and it quotes its subject over errors that move each build.
+    calls = []
+    for n in range(4):
+        frame = "error: could not compile `shop` (lib) due to 1 previous error"
+        found = f"src/m{n}.rs:{n + 2}:5: cannot find value `cfg{n}` in this scope"
+        fail = failed("cargo build", f"Exit code 101\n{found}\n{frame}")
+        fail["cwd"] = "/home/dev/shop-backend"
+        calls += [fail, edit(f"/home/dev/shop-backend/src/m{n}.rs", n)]
+    assert not any(said(calls))
+
+
+def test_a_quoted_problem_back_alone_is_the_same_problem() -> None:
+    # The look-alike: the quoted line comes back with nothing new beside it.
+    missing = "Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'multer'"
+    calls = []
+    for n in range(3):
+        calls += [
+            failed("node server.mjs", f"Exit code 1\n{missing}"),
+            edit(f"/home/dev/project/src/s{n}.mjs", n),
+            failed(f"curl -sf localhost:900{n}", f"Exit code 7\ncurl: (7) port 900{n}"),
+        ]
+    out = said(calls)
+    assert "the same problem is back for the 3rd time" in out[6] and "multer" in out[6]

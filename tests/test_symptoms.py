@@ -117,3 +117,13 @@ def test_a_line_that_names_only_what_the_call_sent_is_its_frame() -> None:
     assert names_beyond("lint: line 31: basedpyright: command not found (bin/pyright_x)", sent)
     # Nothing sent: names_something.
     assert names_beyond('error: script "pages:build" exited with code 1', frozenset())
+
+
+def test_a_line_that_names_only_by_quoting() -> None:
+    from metacog.perception.symptoms import names_only_quoted
+
+    assert names_only_quoted("error: could not compile `shop` (lib) due to 1 previous error")
+    assert names_only_quoted('error: script "build" exited with code 1')
+    assert not names_only_quoted("lint: line 31: basedpyright: command not found (bin/x_y)")
+    assert not names_only_quoted("src/app.ts(12,5): error TS2322: Type 'string' is wrong")
+    assert not names_only_quoted("npm error")

@@ -387,6 +387,16 @@ def names_beyond(line: str, sent: frozenset[str]) -> bool:
     return names_something(line)
 
 
+_QUOTED = re.compile(r"`[^`]*`|'[^']*'|\"[^\"]*\"|‘[^’]*’|“[^”]*”")
+
+
+def names_only_quoted(line: str) -> bool:
+    """Whether a line names something only by quoting it (``could not compile `core` ``,
+    `script "build" exited`): a subject quoted, no path, identifier or code of its own."""
+    line = line[:LINE_CAP]
+    return names_something(line) and not names_something(_QUOTED.sub(" ", line))
+
+
 def identity(action: Call) -> str:
     """What makes two errors "the same error".
 

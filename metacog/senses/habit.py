@@ -65,6 +65,19 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
     due = []
     cwd = ctx.event.cwd if ctx.event is not None else ""
     keys = _keys(action, call, ctx.root, cwd)
+    if any(k[0].startswith("e ") and k[0] not in seen for k in keys):
+        # Beside a problem line never seen, one seen before that names its subject only by
+        # quoting it (``could not compile `core` `` of a workspace member, `script "build"`)
+        # frames what is new under it, even where the call did not name that subject
+        # (`_keys` drops the frames it did). A line with a path, an identifier or a code of
+        # its own (a checker missing on every run) is a problem whatever is beside it.
+        from metacog.perception.symptoms import names_only_quoted
+
+        keys = [
+            k
+            for k in keys
+            if not k[0].startswith("e ") or k[0] not in seen or not names_only_quoted(k[1])
+        ]
     if _fewer(mem, action, call):
         keys = [
             k for k in keys if k[0].startswith("m ")
