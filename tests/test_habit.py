@@ -617,16 +617,25 @@ def test_a_banner_back_over_new_problems_is_progress() -> None:
     assert not any(said(calls))
 
 
-def test_the_runners_frame_naming_the_project_is_not_the_problem() -> None:
-    # The look-alike: the line that comes back names only the project the call built (its
-    # folder, `shop`); what failed inside it is new each time.
+@pytest.mark.parametrize(
+    "folder",
+    [
+        # The runner's frame names the project the call built: its folder, `shop`.
+        "/home/dev/shop",
+        # A workspace member's: the crate is neither in the command nor the folder's name,
+        # and the frame quotes it.
+        "/home/dev/shop-backend",
+    ],
+)
+def test_the_runners_frame_over_new_problems_is_not_the_problem(folder: str) -> None:
+    # What failed inside the frame is new each build.
     calls = []
     for n in range(4):
         frame = 'error: could not compile `shop` (bin "shop") due to 1 previous error'
         found = f"src/m{n}.rs:{n + 2}:5: cannot find value `cfg{n}` in this scope"
         fail = failed("cargo build", f"Exit code 101\n{found}\n{frame}")
-        fail["cwd"] = "/home/dev/shop"
-        calls += [fail, edit(f"/home/dev/shop/src/m{n}.rs", n)]
+        fail["cwd"] = folder
+        calls += [fail, edit(f"{folder}/src/m{n}.rs", n)]
     assert not any(said(calls))
 
 
@@ -644,19 +653,6 @@ def test_the_test_the_call_ran_failing_again_is_the_same_problem() -> None:
     out = said(calls)
     assert not any(out[:6])
     assert "the same problem is back for the 3rd time" in out[6] and "test_login" in out[6]
-
-
-def test_a_quoted_frame_over_new_problems_is_progress_whoever_it_names() -> None:
-    # A workspace member's frame: the crate is neither in the command nor the folder's
-    # name, and it quotes its subject over errors that move each build.
-    calls = []
-    for n in range(4):
-        frame = "error: could not compile `shop` (lib) due to 1 previous error"
-        found = f"src/m{n}.rs:{n + 2}:5: cannot find value `cfg{n}` in this scope"
-        fail = failed("cargo build", f"Exit code 101\n{found}\n{frame}")
-        fail["cwd"] = "/home/dev/shop-backend"
-        calls += [fail, edit(f"/home/dev/shop-backend/src/m{n}.rs", n)]
-    assert not any(said(calls))
 
 
 def test_a_quoted_problem_back_alone_is_the_same_problem() -> None:
