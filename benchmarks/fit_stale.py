@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from score_labels import DEFAULT_DIR, read_labels, repository, score
+from score_labels import labelled_folder, read_labels, repository, score
 
 # A grid, not a search: few points, each a plain reading of the principle (the second or
 # third obstacle that brought nothing new, the third to fifth where each was a question that
@@ -244,12 +244,8 @@ def fit_report(folder: Path) -> str:
 
 
 def main(argv: list[str]) -> int:
-    folder = Path(next((a for a in argv if not a.startswith("--")), DEFAULT_DIR))
-    if not (folder / "LABELS.jsonl").is_file():
-        print(
-            f"no LABELS.jsonl in {folder}: pass the folder of the labelled transcripts",
-            file=sys.stderr,
-        )
+    folder = labelled_folder(argv)
+    if folder is None:
         return 2
     read_labels(folder)  # a damaged labels file fails here, before minutes of replays
     if "--json" in argv:

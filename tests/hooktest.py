@@ -32,6 +32,14 @@ def send(payload: dict | bytes, now: float | None = None) -> dict | None:
     return json.loads(out) if out else None
 
 
+def senses_off(home: Path, *names: str) -> None:
+    """The global settings of the metacog home `home` with these senses off: a test of one
+    sense on calls that others also speak of."""
+    config = home / "config"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "config.toml").write_text("".join(f"[{n}]\nenabled = false\n" for n in names))
+
+
 def agent_text(reply: dict | None) -> str:
     if not reply:
         return ""

@@ -6,7 +6,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hooktest import T0, agent_text, bash, captured, failed, prompt, refused, send, texts
+from hooktest import (
+    T0,
+    agent_text,
+    bash,
+    captured,
+    failed,
+    prompt,
+    refused,
+    send,
+    senses_off,
+    texts,
+)
 
 # Nine commands, each failing on the same wall.
 COMMANDS = (
@@ -38,11 +49,7 @@ FAILURES = (
 @pytest.fixture(autouse=True)
 def chronos_alone(isolated_home: Path) -> None:
     """Chronos alone speaks: walls met again are also what Nociception and Habit say."""
-    config = isolated_home / "config"
-    config.mkdir(parents=True, exist_ok=True)
-    (config / "config.toml").write_text(
-        "[nociception]\nenabled = false\n[habit]\nenabled = false\n[vestibular]\nenabled = false\n"
-    )
+    senses_off(isolated_home, "nociception", "habit", "vestibular")
 
 
 def obstacles(n: int, first: int = 0) -> list[dict]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hooktest import bash, failed, grep, prompt, read, texts
+from hooktest import bash, failed, grep, prompt, read, senses_off, texts
 
 REQUEST = "Fix the crash in parser.py when `parse_header` gets an empty line"
 WALL = "psycopg.OperationalError: connection to server at db_host failed"
@@ -14,12 +14,7 @@ WALL = "psycopg.OperationalError: connection to server at db_host failed"
 @pytest.fixture(autouse=True)
 def drift_alone(isolated_home: Path) -> None:
     """Drift alone speaks: the walls on the detour are also what the loop senses say."""
-    config = isolated_home / "config"
-    config.mkdir(parents=True, exist_ok=True)
-    (config / "config.toml").write_text(
-        "[nociception]\nenabled = false\n[habit]\nenabled = false\n"
-        "[vestibular]\nenabled = false\n[chronos]\nenabled = false\n"
-    )
+    senses_off(isolated_home, "nociception", "habit", "vestibular", "chronos")
 
 
 def test_drift_from_what_the_request_named() -> None:
