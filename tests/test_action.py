@@ -11,3 +11,21 @@ def test_quiet_searches_and_writing_commands_are_not_empty_answers() -> None:
     assert not found_nothing("Bash", {"command": "git add -A"}, quiet, "")
     assert found_nothing("Bash", {"command": "git grep -n legacyHandler"}, quiet, "")
     assert not found_nothing("Grep", {}, {"numFiles": 0, "timedOut": True}, "")
+
+
+def test_long_commands_alike_in_their_first_words_are_other_calls() -> None:
+    from metacog.perception.action import TARGET_CAP, target_of
+    from metacog.perception.call import Call
+    from metacog.perception.novelty import call_key
+
+    # The same `cd` into a long folder before each: cut at the cap, the two were one call,
+    # and a passing `pnpm add` overcame the failing run before it.
+    folder = "/home/dev/" + "clients/acme-holdings/" * 5 + "apps/desktop-companion"
+    run = target_of("Bash", {"command": f'cd "{folder}" && node src/index.ts'}, "")
+    add = target_of("Bash", {"command": f'cd "{folder}" && pnpm add multer'}, "")
+    assert run != add and len(run) == len(add) == TARGET_CAP
+    assert call_key(Call("Bash", run)) != call_key(Call("Bash", add))
+    # The same command, however its white space runs, is the same call; a short one is itself.
+    again = target_of("Bash", {"command": f'cd  "{folder}"\n&& node src/index.ts'}, "")
+    assert again == run
+    assert target_of("Bash", {"command": "npm  test"}, "") == "npm test"

@@ -459,6 +459,26 @@ def test_a_passing_call_that_shows_only_a_failures_lines_met_that_wall_again() -
     assert not sub.obstacle and "walls" not in win2["novelty"]
 
 
+def test_a_failure_printing_what_a_passing_call_showed_names_nothing_new() -> None:
+    # `node app.js || echo` passed printing the error; the same run failing next shows the
+    # very lines again: nothing new, though their names were never weighed before (a
+    # passing call's are not); a failure with a line of its own still names it.
+    win: dict = {"calls": 0}
+    error = "Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'multer'\n  at resolve (x.js:2:5)"
+    readings = []
+    for command, ok, text in (
+        ("node app.js || echo failed", True, error),
+        ("node app.js", False, error),
+        ("node app.js", False, error + "\nError: Cannot find module 'express'"),
+    ):
+        win["calls"] += 1
+        prints, named = novelty.read(
+            "Bash", {"command": command}, "" if not ok else text, "" if ok else text
+        )
+        readings.append(novelty.update(win, Call("Bash", command, ok=ok), prints, named))
+    assert [(r.gain, r.news) for r in readings[1:]] == [(0.0, 0), (1 / 3, 1)]
+
+
 def test_the_walls_are_capped_and_a_damaged_memory_is_replaced() -> None:
     win: dict = {"calls": 1, "novelty": {"walls": "junk"}}
     novelty.update(win, Call("Bash", "x", ok=False), list(range(700)), [])

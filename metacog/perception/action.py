@@ -114,7 +114,13 @@ def target_of(tool: str, tool_input: dict, cwd: str) -> str:
             target += f"@{offset or 0}+{limit or ''}"  # paging through a file is not re-reading it
         return target
     if tool == "Bash":
-        return squash(text(tool_input, "command"))
+        command = " ".join(text(tool_input, "command").split())
+        if len(command) <= TARGET_CAP:
+            return command
+        # Two long commands alike in their first words (the same `cd <a long folder> &&`
+        # before each) are other calls: the cut one ends with what the whole one sums to.
+        crc = zlib.crc32(command.encode("utf-8", "replace"))
+        return f"{command[: TARGET_CAP - 9]}~{crc:08x}"
     if tool in ("Grep", "Glob"):
         where = relative(text(tool_input, "path"), cwd)
         return squash(f"{text(tool_input, 'pattern')} {where}".strip())

@@ -309,7 +309,9 @@ def _gain(
         shown.append([calls, " ".join(keys)])
     _cap(shown, cap)
     new = sum(p in fresh for p in distinct)
-    news = sum(p in fresh for p in named)
+    # Of the new lines, those that name something: a line shown word for word (by a call
+    # that passed, whose names were not weighed) is no news wherever it points.
+    news = min(sum(p in fresh for p in named), new)
     return (new / len(distinct) if distinct else 0.0), news
 
 
