@@ -29,3 +29,7 @@ def test_long_commands_alike_in_their_first_words_are_other_calls() -> None:
     again = target_of("Bash", {"command": f'cd  "{folder}"\n&& node src/index.ts'}, "")
     assert again == run
     assert target_of("Bash", {"command": "npm  test"}, "") == "npm test"
+    # One API's long address before each query: other questions, as other commands are.
+    base = "https://api.example.com/v1/" + "reports/quarterly/" * 6
+    asked = [target_of("WebFetch", {"url": f"{base}?page={n}"}, "") for n in (1, 2)]
+    assert asked[0] != asked[1]

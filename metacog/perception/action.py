@@ -87,8 +87,14 @@ def is_code(path: str) -> bool:
 
 
 def squash(value: str, cap: int = TARGET_CAP) -> str:
-    """One line, runs of white space folded, capped: a display form, never raw content."""
-    return " ".join(value.split())[:cap]
+    """One line, runs of white space folded, capped: a display form, never raw content. A
+    value cut at the cap ends with what the whole one sums to: two long ones alike in their
+    first words (the same `cd <a long folder> &&` before each command, one API's address
+    before each query) are other calls."""
+    value = " ".join(value.split())
+    if len(value) <= cap:
+        return value
+    return f"{value[: cap - 9]}~{zlib.crc32(value.encode('utf-8', 'replace')):08x}"
 
 
 def file_of(tool_input: dict) -> str:
@@ -114,13 +120,7 @@ def target_of(tool: str, tool_input: dict, cwd: str) -> str:
             target += f"@{offset or 0}+{limit or ''}"  # paging through a file is not re-reading it
         return target
     if tool == "Bash":
-        command = " ".join(text(tool_input, "command").split())
-        if len(command) <= TARGET_CAP:
-            return command
-        # Two long commands alike in their first words (the same `cd <a long folder> &&`
-        # before each) are other calls: the cut one ends with what the whole one sums to.
-        crc = zlib.crc32(command.encode("utf-8", "replace"))
-        return f"{command[: TARGET_CAP - 9]}~{crc:08x}"
+        return squash(text(tool_input, "command"))
     if tool in ("Grep", "Glob"):
         where = relative(text(tool_input, "path"), cwd)
         return squash(f"{text(tool_input, 'pattern')} {where}".strip())
