@@ -49,6 +49,21 @@ def test_the_summary_beside_named_problems_is_not_one() -> None:
     assert not any("Test Files" in line for line in found)
 
 
+def test_code_the_call_sent_is_no_place_a_file_is() -> None:
+    # A `python -c` script rewritten each attempt: the same SyntaxError at its line 16, then
+    # 22, is one problem (its checksum); in a file, line 16 and line 22 are two places.
+    def checksums(source: str) -> set:
+        return {
+            problems(
+                f'File "{source}", line {n}\n  x = a \\!= b\nSyntaxError: unexpected character'
+            )[0][1]
+            for n in (16, 22)
+        }
+
+    assert len(checksums("<string>")) == 1
+    assert len(checksums("/home/dev/app/etl.py")) == 2
+
+
 # Mistakes -----------------------------------------------------------------------------
 
 
