@@ -72,6 +72,25 @@ def test_a_login_shells_tty_noise_is_not_a_prompt() -> None:
     assert mistake("Bash", f'Exit code 1\n{noise}\nError: relation "users" does not exist') == ""
 
 
+@pytest.mark.parametrize(
+    ("error", "kind"),
+    [
+        pytest.param("Permission to use Bash has been denied.", "blocked", id="settings"),
+        pytest.param(
+            "Permission for this action was denied by the Claude Code auto mode classifier. "
+            "Reason: the command runs a wrapper not on the allow list.",
+            "blocked",
+            id="auto-mode",
+        ),
+        pytest.param("git@github.com: Permission denied (publickey).", "", id="ssh-lookalike"),
+        pytest.param("ERROR: permission denied for table users", "", id="database-lookalike"),
+    ],
+)
+def test_claude_codes_permission_answers_in_both_phrasings(error: str, kind: str) -> None:
+    # Claude Code's own refusal, whatever the tool; a program's "permission denied" is not it.
+    assert mistake("Bash", error) == kind
+
+
 # Bounds -------------------------------------------------------------------------------
 
 

@@ -199,10 +199,12 @@ MISTAKES = (
         "needs-input",
         "a command that stopped to ask for input (pass its non-interactive flag, or pipe the answer)",
     ),
+    # Claude Code's permission answers: the settings' ("Permission to use Bash has been
+    # denied") and auto mode's ("Permission for this action was denied by … classifier").
     (
         re.compile(
             r"requires approval|haven't granted it yet|was blocked\. for security|"
-            r"permission to use .* has been denied",
+            r"permission (?:to use|for) .* (?:has been|was) denied",
             re.I,
         ),
         "blocked",
