@@ -182,22 +182,28 @@ def test_edit_before_read_again_and_again(tmp_path: Path) -> None:
     )
 
 
-def test_an_ambiguous_old_string_is_not_a_habit(tmp_path: Path) -> None:
-    # "Found 2 matches" names its own fix and is fixed in the next call (a quiet session had 3).
+def test_an_old_string_not_found_or_found_twice_is_one_habit(tmp_path: Path) -> None:
+    # Claude Code's two answers to an old_string that does not pick out one place: "not
+    # found" and "Found 2 matches", on one file and another, each retried: one habit.
     log = Transcript(tmp_path / "t.jsonl")
+    answers = (
+        "String to replace not found in file.\nString: def load(path):",
+        "Found 2 matches of the string to replace, but replace_all is false. To replace all "
+        "occurrences, set replace_all to true.",
+        "String to replace not found in file.\nString: return cfg",
+    )
     out = []
-    for i in range(4):
-        path = "/home/dev/project/test/test_tui.py"
-        log.refused(
-            "Edit",
-            {"file_path": path, "old_string": "# mock", "new_string": "# m"},
-            "Found 2 matches of the string to replace, but replace_all is false. To replace all "
-            "occurrences, set replace_all to true.",
-        )
-        for payload in (edit(path, i), read(f"/home/dev/project/src/tui{i}.py")):
+    for i, answer in enumerate(answers):
+        path = f"/home/dev/project/src/config{i}.py"
+        log.refused("Edit", {"file_path": path, "old_string": "x", "new_string": "y"}, answer)
+        for payload in (read(path), edit(path, i), bash(f"pytest -q tests/t{i}.py", "1 passed")):
             payload["transcript_path"] = str(log.path)
             out.append(agent_text(send(payload)))
-    assert out == [""] * 8
+    assert out[:6] == [""] * 6  # twice is not yet a habit
+    assert (
+        "this is the 3rd time this session: an Edit whose old_string does not pick out one place"
+        in out[6]
+    ), out
 
 
 # Refusals and blocked calls, whichever tool meets them ------------------------------------

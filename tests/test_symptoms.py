@@ -64,6 +64,19 @@ def test_code_the_call_sent_is_no_place_a_file_is() -> None:
     assert len(checksums("/home/dev/app/etl.py")) == 2
 
 
+def test_a_frame_of_a_short_traceback_is_where_not_what() -> None:
+    # pytest --tb=short: each frame is `path:line: in function`; the problem is the E line.
+    text = (
+        "tests/test_app.py:14: in test_load\n    app = load()\n"
+        "src/pkg/__init__.py:90: in import_module\n    return _bootstrap._gcd_import(name)\n"
+        "E   ModuleNotFoundError: No module named 'yaml'\n"
+    )
+    assert [p[3] for p in problems(text)] == ["E ModuleNotFoundError: No module named 'yaml'"]
+    # Its look-alike: a checker's diagnostic at a place says what is wrong there.
+    found = [p[3] for p in problems("src/app.py:12: error: Incompatible types in assignment\n")]
+    assert found == ["app.py:12: error: Incompatible types in assignment"]  # its folders left out
+
+
 # Mistakes -----------------------------------------------------------------------------
 
 

@@ -72,6 +72,9 @@ _BANNER = re.compile(
 # The failing test is the problem a test run names, whatever its traceback says.
 _DIRS = re.compile(r"^[^\s:]*/(?=[^\s/:]+\.\w+:\d)")  # the folders before a diagnostic's file:line
 _FRAME = re.compile(r'^File "([^"]+)", line (\d+)')
+# A place and the function the failure passed through there (pytest's short traceback,
+# `pkg/__init__.py:90: in import_module`): where it went, not what went wrong.
+_FRAME_AT = re.compile(r"^\S+:\d+: in [\w.<>]+$")
 # A test runner's summary names the failing test and what failed in it: that pair is the
 # problem. The same test failing with another message each run is progress (LABELS.md).
 _TEST_SAID = re.compile(r"^(?:FAILED|ERROR) (\S+) - (.+)$")
@@ -117,7 +120,8 @@ def problems(error: str) -> list[list]:
         elif _TEST_NAME.match(bare) or _BANNER.match(bare):
             continue
         elif _PLACED.match(bare):
-            placed.append(bare)
+            if not _FRAME_AT.match(bare):
+                placed.append(bare)
         elif line[:1] not in (" ", "\t") and (
             line.startswith("E   ")
             or _CODED.match(bare)
@@ -165,8 +169,8 @@ MISTAKES = (
         "old-string-mismatch",
         "an Edit whose old_string is not in the file (copy it from a fresh Read, whitespace included)",
     ),
-    # Names its own fix (more context, or replace_all) and is fixed in the next call: part of
-    # a streak of failed edits on one file (Nociception), never a habit of its own.
+    # Names its own fix (more context, or replace_all): with "not found", one mistake (an
+    # old_string that does not pick out one place of the file), as a streak and as a habit.
     (
         re.compile(r"found \d+ matches of the string to replace", re.I),
         "ambiguous-old-string",
@@ -253,9 +257,12 @@ MISTAKES = (
         "a path that does not exist from the working directory (check pwd; prefer absolute paths)",
     ),
 )
-_WHAT = {name: what for _, name, what in MISTAKES}
-NOT_HABITS = frozenset(("ambiguous-old-string",))
 EDIT_MISMATCH = frozenset(("old-string-mismatch", "ambiguous-old-string"))
+_WHAT = {name: what for _, name, what in MISTAKES} | {
+    # Claude Code's two answers to an old_string written from memory, as one habit.
+    "edit-mismatch": "an Edit whose old_string does not pick out one place of the file (copy "
+    "it from a fresh Read, whitespace included, with enough around it to be unique)",
+}
 SHELL_ONLY = frozenset(("missing-path",))
 WITH_PROBLEMS = frozenset(
     ("missing-path",)
@@ -321,9 +328,11 @@ def intent(action: Call) -> str:
 
 
 def mistake_key(action: Call) -> str:
-    """The mistake as Habit counts it: its kind, and for PER_INTENT kinds what the call was
-    for (`intent`)."""
+    """The mistake as Habit counts it: its kind (an old_string not found and one found twice
+    are one: EDIT_MISMATCH), and for PER_INTENT kinds what the call was for (`intent`)."""
     mistake = action.mistake
+    if mistake in EDIT_MISMATCH:
+        return "edit-mismatch"
     if mistake not in PER_INTENT:
         return mistake
     return f"{mistake} {action.tool} {intent(action)}"

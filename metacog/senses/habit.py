@@ -224,14 +224,11 @@ def _keys(action: Call, call: int, *folders: str) -> list[tuple[str, str, int]]:
     place after each fix (a linter re-run per finding, when its output listed them all).
     `folders`: where the call ran (the project's root, the working directory).
     """
-    from metacog.perception.symptoms import (
-        NOT_HABITS,
-        mistake_key,
-    )  # failures only: a Read need not load it
+    from metacog.perception.symptoms import mistake_key  # failures only: a Read need not load it
 
     if action.mistake:
         mistake = mistake_key(action)
-        return [] if action.mistake in NOT_HABITS else [("m " + mistake, mistake, 0)]
+        return [("m " + mistake, mistake, 0)]
     from metacog.perception.symptoms import FAILED_TEST, names_beyond, names_something, sent_words
 
     sent = sent_words(action, *folders)
