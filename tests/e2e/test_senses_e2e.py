@@ -84,21 +84,26 @@ def test_nociception_hears_refused_edits_from_the_transcript(metacog_claude: Cla
 
 
 def test_habit_hears_the_same_refusal_on_three_files(metacog_claude: ClaudeHarness) -> None:
-    # An Edit whose old_string is not in the file, on a new file each time, each fixed by
-    # the next Edit: no streak, a habit. Claude Code refuses the Edit itself (no hook fires).
+    # An Edit whose old_string does not pick out one place of the file (not in it, twice in
+    # the second file), on a new file each time, each fixed by the next Edit: no streak, a
+    # habit. Claude Code refuses the Edit itself (no hook fires).
     script = []
     for n in range(3):
         target = metacog_claude.project / f"m{n}.py"
-        target.write_text(f"x = {n}\n")
+        target.write_text(f"x = {n}\ny = 0\nx = {n}\n" if n == 1 else f"x = {n}\n")
+        guessed = f"x = {n}" if n == 1 else f"x = {n}  # guessed"
         script += [
             read(target),
-            edit(target, f"x = {n}  # guessed", f"x = {n + 10}"),
-            edit(target, f"x = {n}", f"x = {n + 10}"),
+            edit(target, guessed, f"x = {n + 10}"),
+            edit(target, f"x = {n}\ny", f"x = {n + 10}\ny")
+            if n == 1
+            else edit(target, f"x = {n}", f"x = {n + 10}"),
         ]
     result = metacog_claude.run(
         [*script, bash("ls"), bash("pwd"), "Done."]
     )  # read a late transcript line
-    assert "old_string is not in the file" in spoken(result, "this is the 3rd time this session")
+    said = spoken(result, "this is the 3rd time this session")
+    assert "old_string does not pick out one place of the file" in said
 
 
 def test_o2_real_fill_from_the_transcript(metacog_claude: ClaudeHarness) -> None:
