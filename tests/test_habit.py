@@ -89,25 +89,6 @@ def test_the_same_error_patched_the_same_way_each_time() -> None:
     assert "for the 6th time this session" in out[20]
 
 
-def test_the_same_syntax_error_in_a_script_rewritten_each_attempt() -> None:
-    # `python -c` scripts the agent rewrites each time: the line the error points at moves
-    # with the script; it is the same quoting mistake back, not a new problem.
-    calls = []
-    for n in (16, 17, 22):
-        calls += [
-            failed(
-                f'python3 -c "import pandas as pd\nprint(df[c] \\!= 1)  # {n}"',
-                f'Exit code 1\n  File "<string>", line {n}\n    print(df[c] \\!= 1)\n'
-                "SyntaxError: unexpected character after line continuation character",
-            ),
-            read(f"/home/dev/project/src/m{n}.py"),
-            failed("npm test", f"Exit code 1\nFAIL tests/m{n}.test.ts"),
-        ]
-    out = said(calls)
-    assert "the same problem is back for the 3rd time this session" in out[6], out
-    assert "SyntaxError: unexpected character" in out[6]
-
-
 def test_one_error_fixed_then_others_is_progress() -> None:
     calls = [failed("npx tsc --noEmit", TYPE_ERROR), edit("/home/dev/project/src/config.ts", 0)]
     for n, message in enumerate(

@@ -135,8 +135,7 @@ def test_a_syntax_error_that_moves_is_progress() -> None:
 
 def test_the_same_syntax_error_whose_line_number_shifts_is_the_same_obstacle() -> None:
     # The look-alike of the one above: the same code, the same message, only its line number
-    # moved (a `python -c` script rewritten each attempt): the same error, however the
-    # position reads (metacog.perception.symptoms: code the call sent is no place).
+    # moved (lines added above it): nothing new, however the position reads.
     errors = [
         f'Exit code 1\n  File "<string>", line {n}\n    ok = (df[col] \\!= "")\n'
         "SyntaxError: unexpected character after line continuation character"
@@ -146,7 +145,7 @@ def test_the_same_syntax_error_whose_line_number_shifts_is_the_same_obstacle() -
         agent_text(send(bash_failure(e, command=f"python3 -c 'v{n}'")))
         for n, e in enumerate(errors)
     ]
-    assert texts[:2] == ["", ""] and "the same error 3 times in a row" in texts[2], texts
+    assert texts[:1] == [""] and any("showed nothing" in t for t in texts[1:]), texts
 
 
 def test_success_of_the_failing_command_resolves_the_streak() -> None:

@@ -49,21 +49,6 @@ def test_the_summary_beside_named_problems_is_not_one() -> None:
     assert not any("Test Files" in line for line in found)
 
 
-def test_code_the_call_sent_is_no_place_a_file_is() -> None:
-    # A `python -c` script rewritten each attempt: the same SyntaxError at its line 16, then
-    # 22, is one problem (its checksum); in a file, line 16 and line 22 are two places.
-    def checksums(source: str) -> set:
-        return {
-            problems(
-                f'File "{source}", line {n}\n  x = a \\!= b\nSyntaxError: unexpected character'
-            )[0][1]
-            for n in (16, 22)
-        }
-
-    assert len(checksums("<string>")) == 1
-    assert len(checksums("/home/dev/app/etl.py")) == 2
-
-
 def test_a_frame_of_a_short_traceback_is_where_not_what() -> None:
     # pytest --tb=short: each frame is `path:line: in function`; the problem is the E line.
     text = (
@@ -75,6 +60,18 @@ def test_a_frame_of_a_short_traceback_is_where_not_what() -> None:
     # Its look-alike: a checker's diagnostic at a place says what is wrong there.
     found = [p[3] for p in problems("src/app.py:12: error: Incompatible types in assignment\n")]
     assert found == ["app.py:12: error: Incompatible types in assignment"]  # its folders left out
+
+
+def test_a_script_fixed_one_syntax_error_at_a_time_keeps_its_places() -> None:
+    # A heredoc's or `python -c` script's syntax errors fixed one at a time: the parser stops
+    # further down each run (progress, as in a file), so each line is a place of its own.
+    # (Dropping `<stdin>`'s line numbers heard the same SyntaxError rewritten at another line,
+    # and made this a streak: measured and not built, docs/calibration.md.)
+    found = {
+        problems(f'  File "<stdin>", line {n}\n    {code}\nSyntaxError: invalid syntax')[0][1]
+        for n, code in ((3, "x = ("), (9, "def run(:"), (14, "if ready"))
+    }
+    assert len(found) == 3
 
 
 # Mistakes -----------------------------------------------------------------------------

@@ -94,7 +94,7 @@ def squash(value: str, cap: int = TARGET_CAP) -> str:
     value = " ".join(value.split())
     if len(value) <= cap:
         return value
-    return f"{value[: cap - 9]}~{zlib.crc32(value.encode('utf-8', 'replace')):08x}"
+    return f"{value[: cap - 10]}…#{zlib.crc32(value.encode('utf-8', 'replace')):08x}"
 
 
 def file_of(tool_input: dict) -> str:

@@ -309,8 +309,11 @@ def _gain(
         shown.append([calls, " ".join(keys)])
     _cap(shown, cap)
     new = sum(p in fresh for p in distinct)
-    # Of the new lines, those that name something: a line shown word for word (by a call
-    # that passed, whose names were not weighed) is no news wherever it points.
+    # News is counted among the named lines by where-it-points-aside fingerprints, which a
+    # passing call's lines do not leave (their names are not weighed): a failure printing
+    # word for word what a passing call showed would count them all. At most the new lines:
+    # a result with no new line brings no news. (Not exact: one new plain line beside
+    # named lines a passing call showed still lets one of them count.)
     news = min(sum(p in fresh for p in named), new)
     return (new / len(distinct) if distinct else 0.0), news
 

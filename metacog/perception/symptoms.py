@@ -111,10 +111,7 @@ def problems(error: str) -> list[list]:
         if len(bare) < 4:
             continue
         if where := _FRAME.match(bare):
-            # The innermost so far. Code the call sent (`python -c`, a heredoc: `<string>`,
-            # `<stdin>`) is no file: rewritten each attempt, its line numbers are no place.
-            place = where[1].rsplit("/", 1)[-1]
-            frame = f" @ {place}" if place.startswith("<") else f" @ {place}:{where[2]}"
+            frame = f" @ {where[1].rsplit('/', 1)[-1]}:{where[2]}"  # the innermost so far
         elif said := _TEST_SAID.match(bare):
             tests.append(f"{FAILED_TEST}{said[1].rsplit('::', 1)[-1]} - {said[2]}")
         elif _TEST_NAME.match(bare) or _BANNER.match(bare):
