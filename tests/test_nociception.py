@@ -598,3 +598,39 @@ def test_a_streak_memory_from_before_the_facts_does_not_mute_the_next_streak(iso
     error = "Exit code 1\nModuleNotFoundError: No module named 'yaml'"
     out = [agent_text(send(failed("python x.py", error), now=T0 + 1 + i)) for i in range(3)]
     assert not any(out[:2]) and "the same error 3 times in a row" in out[2]
+
+
+# Going around a guard ---------------------------------------------------------------------
+
+DENIED = "Permission to use Bash has been denied."
+
+
+def _around(tmp_path: Path, refused_commands: tuple, then: str) -> list[str]:
+    """Refusals by the session's permissions (read from the transcript: no hook fires for
+    them), each answered by a probe in its own turn, then a command that passes."""
+    log = Transcript(tmp_path / "t.jsonl")
+    out = []
+    for command in refused_commands:
+        log.refused("Bash", {"command": command}, DENIED)
+        probe = read("/home/dev/project/README.md", transcript_path=str(log.path))
+        out.append(agent_text(send(probe)))
+    out.append(agent_text(send(bash(then, "", transcript_path=str(log.path)))))
+    return out
+
+
+def test_going_around_a_guard_that_refused_twice(tmp_path: Path) -> None:
+    out = _around(tmp_path, ("rm -rf build/cache", "rm -r build/cache"), "mv build/cache /tmp/old")
+    assert out[:2] == ["", ""]
+    assert "the session's permissions refused Bash `rm -r build/cache` and 1 more" in out[2], out
+    assert "Bash `mv build/cache /tmp/old`, does the same another way" in out[2]
+    assert "Ask before going around it" in out[2]
+
+
+def test_another_act_after_a_guard_refused_twice_is_not_going_around(tmp_path: Path) -> None:
+    other = _around(tmp_path, ("rm -rf build/cache", "rm -r build/cache"), "ls build")
+    assert not any(other), other
+
+
+def test_the_same_act_after_one_refusal_is_not_yet_going_around(tmp_path: Path) -> None:
+    once = _around(tmp_path, ("rm -rf build/cache",), "mv build/cache /tmp/old")
+    assert not any(once), once

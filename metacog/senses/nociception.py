@@ -14,6 +14,7 @@ from metacog.senses.signal import (
     quote,
     short,
 )
+from metacog.senses.signal import turn as turn_of
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (3.7 ms on the direct path)
 if TYPE_CHECKING:
@@ -67,6 +68,9 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
     _follow_run(mem, action, win)
     if ctx.asked_repeat:
         return None  # repetition the person asked for: the failures are the answer
+    around = _around(mem, action, win, ctx, cfg)
+    if around is not None:
+        return around
     if action.ok or not ctx.streak_grew:
         # A success, a new error, or another call of the same attempt (a parallel batch is one
         # attempt): the streak has nothing to say; obstacles that bring nothing new may, and
@@ -191,6 +195,80 @@ def _stale(mem: dict, action: Call, ctx: Context, cfg: dict, streak: int = 0) ->
         "the session had not already shown. What will you find out first, instead of trying "
         "again?",
     )
+
+
+# The session's guards: its permissions, and a hook that blocks. What they refuse is the
+# person's or the project's no, not the world's answer (metacog.perception.symptoms).
+GUARDED = frozenset(("blocked", "hook-blocked"))
+GUARD_CAP = 8  # refusals by a guard remembered
+
+
+def _around(mem: dict, action: Call, win: dict, ctx: Context, cfg: dict) -> Signal | None:
+    """A guard refused the same kind of call in `stale_at` model turns within `stale_span`
+    calls (Nociception's fitted counts), and this shell command, which passed, acts on what
+    the last refused one acted on (its last word: the target, the paths): the same act by
+    another way. Said once; the guard's refusals are then forgotten."""
+    calls = number(win.get("calls"))
+    guarded = mem.get("guarded")
+    guarded = [g for g in guarded if _guard(g, calls, cfg)] if isinstance(guarded, list) else []
+    if action.mistake in GUARDED:
+        words = _objects(action.target)
+        if words:
+            entry = [calls, turn_of(action, win), words[-1], action.mistake, action.target]
+            mem["guarded"] = [*guarded, entry][-GUARD_CAP:]
+        return None
+    mem["guarded"] = guarded
+    if not guarded:
+        mem.pop("guarded", None)
+        return None
+    if not action.ok or action.tool != "Bash" or action.mistake:
+        return None
+    turns = {g[1] for g in guarded}
+    if len(turns) < cfg["stale_at"] or guarded[-1][2] not in _objects(action.target):
+        return None
+    mem.pop("guarded", None)
+    kinds = {g[3] for g in guarded}
+    guard = "a hook" if kinds == {"hook-blocked"} else "the session's permissions"
+    if len(kinds) > 1:
+        guard = "the session's permissions and a hook"
+    return Signal(
+        NAME,
+        f"{guard} refused Bash {quote(_command(guarded[-1][4]), 55)} and "
+        f"{len(guarded) - 1} more in the last {calls - guarded[0][0] + 1} calls; this one, "
+        f"Bash {quote(_command(action.target), 55)}, does the same another way. Is that what "
+        "the person wants? Ask before going around it.",
+    )
+
+
+def _guard(entry: object, calls: int, cfg: dict) -> bool:
+    """A refusal by a guard as `_around` remembers it, lately: [call number, turn, its object,
+    kind, command]."""
+    return (
+        isinstance(entry, list)
+        and len(entry) == 5
+        and isinstance(entry[0], int)
+        and isinstance(entry[1], int)
+        and isinstance(entry[2], str)
+        and entry[3] in GUARDED
+        and isinstance(entry[4], str)
+        and 0 <= calls - entry[0] < cfg["stale_span"]
+    )
+
+
+def _command(command: str) -> str:
+    """A shell command without a leading `cd <folder> &&`: what it runs there."""
+    if command.lstrip().startswith("cd ") and "&&" in command:
+        return command.split("&&", 1)[1].strip()
+    return command
+
+
+def _objects(command: str) -> list[str]:
+    """What a shell command acts on: its words past the program (after a leading `cd … &&`),
+    not its flags; the last is its object (the target, the last path)."""
+    words = [w.strip("\"'") for w in _command(command)[:300].split()[1:]]
+    return [
+        w for w in words if len(w) >= 3 and not w.startswith("-") and any(c.isalnum() for c in w)
+    ]
 
 
 _FAILING = frozenset(("failed", "refused"))  # Call.outcome; the person's no breaks a run
