@@ -6,6 +6,7 @@ import copy
 import itertools
 from pathlib import Path
 
+import pytest
 from hooktest import (
     BLOCKED,
     T0,
@@ -626,11 +627,47 @@ def test_going_around_a_guard_that_refused_twice(tmp_path: Path) -> None:
     assert "Ask before going around it" in out[2]
 
 
-def test_another_act_after_a_guard_refused_twice_is_not_going_around(tmp_path: Path) -> None:
-    other = _around(tmp_path, ("rm -rf build/cache", "rm -r build/cache"), "ls build")
-    assert not any(other), other
+@pytest.mark.parametrize(
+    ("refused_commands", "then"),
+    [
+        pytest.param(("rm -rf build/cache",), "mv build/cache /tmp/old", id="refused-once"),
+        pytest.param(("rm -rf dist", "rm -r dist"), "ls dist", id="a-question-after"),
+        pytest.param(
+            ("git push -u origin main", "git push origin main"),
+            "git push --dry-run origin main",
+            id="git-reads",
+        ),
+        pytest.param(
+            ("rm -rf build/cache", "rm -r build/cache"), "npm run build", id="something-else"
+        ),
+        pytest.param(
+            ("killall node || true", "killall -9 node || true"),
+            "rm -f /tmp/x.lock || true",
+            id="plumbing-is-no-object",
+        ),
+        pytest.param(
+            ("curl https://example.com/api", "rm -rf dist"), "mv dist /tmp/d", id="two-programs"
+        ),
+        pytest.param(("rm -rf dist", "rm -rf dist"), "rm -rf dist", id="the-same-call-allowed"),
+    ],
+)
+def test_what_is_not_going_around_a_guard(
+    tmp_path: Path, refused_commands: tuple, then: str
+) -> None:
+    out = _around(tmp_path, refused_commands, then)
+    assert not any(out), out
 
 
-def test_the_same_act_after_one_refusal_is_not_yet_going_around(tmp_path: Path) -> None:
-    once = _around(tmp_path, ("rm -rf build/cache",), "mv build/cache /tmp/old")
-    assert not any(once), once
+def test_a_damaged_memory_of_refusals_is_dropped() -> None:
+    from metacog.senses.nociception import _guard
+
+    cfg = {"stale_span": 10}
+    assert _guard([5, 2, "dist", "blocked", "rm -rf dist"], 9, cfg)
+    for damaged in (
+        [5, 2, "dist", ["blocked"], "rm -rf dist"],  # unhashable where a kind was
+        [5, 2, "dist", "rejected", "rm -rf dist"],  # not a guard's refusal
+        [5, 2, "dist", "blocked"],  # an older shape
+        [50, 2, "dist", "blocked", "rm -rf dist"],  # from a later call than now
+        {"at": 5},
+    ):
+        assert not _guard(damaged, 9, cfg)

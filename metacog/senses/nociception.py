@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from metacog.senses.signal import (
     INTERRUPT,
     OBSERVE,
@@ -201,42 +203,60 @@ def _stale(mem: dict, action: Call, ctx: Context, cfg: dict, streak: int = 0) ->
 # person's or the project's no, not the world's answer (metacog.perception.symptoms).
 GUARDED = frozenset(("blocked", "hook-blocked"))
 GUARD_CAP = 8  # refusals by a guard remembered
+# Where a shell command's first step ends: what follows is plumbing (`| tail`, `|| true`).
+_STEP_END = re.compile(r"\|\|?|;|&&|&(?!>)")
 
 
 def _around(mem: dict, action: Call, win: dict, ctx: Context, cfg: dict) -> Signal | None:
-    """A guard refused the same kind of call in `stale_at` model turns within `stale_span`
-    calls (Nociception's fitted counts), and this shell command, which passed, acts on what
-    the last refused one acted on (its last word: the target, the paths): the same act by
-    another way. Said once; the guard's refusals are then forgotten."""
+    """A guard refused one program's shell commands in `stale_at` model turns within
+    `stale_span` calls (Nociception's fitted counts), and this shell command, which passed,
+    is another command that acts on what the last refused one acted on (its object: the last
+    word of its first step, past the program and flags) and is no question (not a reader or
+    a search): the same act by another way. Said once; the refusals are then forgotten."""
+    from metacog.perception.shell import READERS, SEEKERS
+
     calls = number(win.get("calls"))
     guarded = mem.get("guarded")
-    guarded = [g for g in guarded if _guard(g, calls, cfg)] if isinstance(guarded, list) else []
-    if action.mistake in GUARDED:
-        words = _objects(action.target)
-        if words:
-            entry = [calls, turn_of(action, win), words[-1], action.mistake, action.target]
+    if isinstance(guarded, list):
+        guarded = [g for g in guarded[-GUARD_CAP:] if _guard(g, calls, cfg)]
+    else:
+        guarded = []
+    if action.mistake in GUARDED and action.tool == "Bash" and "…#" not in action.target:
+        step = _step(action.target)
+        if len(step) >= 2:  # a program and its object
+            entry = [calls, turn_of(action, win), step[-1], action.mistake, action.target]
             mem["guarded"] = [*guarded, entry][-GUARD_CAP:]
         return None
-    mem["guarded"] = guarded
-    if not guarded:
+    if guarded:
+        mem["guarded"] = guarded
+    else:
         mem.pop("guarded", None)
         return None
-    if not action.ok or action.tool != "Bash" or action.mistake:
+    if not action.ok or action.tool != "Bash" or action.mistake or action.target == guarded[-1][4]:
         return None
-    turns = {g[1] for g in guarded}
-    if len(turns) < cfg["stale_at"] or guarded[-1][2] not in _objects(action.target):
+    last = guarded[-1]
+    program = _step(last[4])[0]
+    turns = {g[1] for g in guarded if _step(g[4])[:1] == [program]}
+    head = _step(action.target)[:1]
+    if (
+        len(turns) < min(cfg["stale_at"], GUARD_CAP)
+        or not head
+        or head[0] in READERS
+        or head[0] in SEEKERS
+        or last[2] not in _words(action.target)
+    ):
         return None
+    if ctx.responses and ctx.responses <= number(mem.get("said_at")):
+        return None  # as for the streak: nothing more before the model has answered
     mem.pop("guarded", None)
-    kinds = {g[3] for g in guarded}
-    guard = "a hook" if kinds == {"hook-blocked"} else "the session's permissions"
-    if len(kinds) > 1:
-        guard = "the session's permissions and a hook"
+    mem["said_at"] = ctx.responses
+    guard = {"hook-blocked": "a hook"}.get(last[3], "the session's permissions")
     return Signal(
         NAME,
-        f"{guard} refused Bash {quote(_command(guarded[-1][4]), 55)} and "
-        f"{len(guarded) - 1} more in the last {calls - guarded[0][0] + 1} calls; this one, "
-        f"Bash {quote(_command(action.target), 55)}, does the same another way. Is that what "
-        "the person wants? Ask before going around it.",
+        f"{guard} refused Bash {quote(_command(last[4]), 55)} and {len(guarded) - 1} more "
+        f"in the last {calls - guarded[0][0] + 1} calls; this one, Bash "
+        f"{quote(_command(action.target), 55)}, does the same another way. Is that what the "
+        "person wants? Ask before going around it.",
     )
 
 
@@ -249,6 +269,7 @@ def _guard(entry: object, calls: int, cfg: dict) -> bool:
         and isinstance(entry[0], int)
         and isinstance(entry[1], int)
         and isinstance(entry[2], str)
+        and isinstance(entry[3], str)
         and entry[3] in GUARDED
         and isinstance(entry[4], str)
         and 0 <= calls - entry[0] < cfg["stale_span"]
@@ -262,13 +283,19 @@ def _command(command: str) -> str:
     return command
 
 
-def _objects(command: str) -> list[str]:
-    """What a shell command acts on: its words past the program (after a leading `cd … &&`),
-    not its flags; the last is its object (the target, the last path)."""
-    words = [w.strip("\"'") for w in _command(command)[:300].split()[1:]]
-    return [
-        w for w in words if len(w) >= 3 and not w.startswith("-") and any(c.isalnum() for c in w)
-    ]
+def _words(command: str) -> list[str]:
+    """A shell command's words (after a leading `cd … &&`), unquoted, without its flags and
+    redirections: what it names."""
+    words = [w.strip("\"'") for w in _command(command).split()]
+    return [w for w in words if w and w[0] not in "-<>&|;0123456789" and ">" not in w]
+
+
+def _step(command: str) -> list[str]:
+    """The words of a shell command's first step (up to the first pipe, `||`, `;`, `&&` or
+    `&`): its program, then what it acts on, the last being its object."""
+    first = _STEP_END.split(_command(command), 1)[0]
+    words = _words(first)
+    return [w.rsplit("/", 1)[-1] if i == 0 else w for i, w in enumerate(words)]
 
 
 _FAILING = frozenset(("failed", "refused"))  # Call.outcome; the person's no breaks a run
