@@ -671,3 +671,16 @@ def test_a_damaged_memory_of_refusals_is_dropped() -> None:
         {"at": 5},
     ):
         assert not _guard(damaged, 9, cfg)
+
+
+def test_a_remembered_refusal_without_a_command_is_no_failure(tmp_path: Path) -> None:
+    # A damaged memory that still has the right shape (an empty command) must not raise.
+    from metacog.senses import nociception
+
+    class Ctx:
+        responses = 0
+
+    win = {"calls": 5, "nociception": {"guarded": [[4, 1, "x", "blocked", ""]]}}
+    mem = win["nociception"]
+    action = Call("Bash", "mv x y", ok=True)
+    assert nociception._around(mem, action, win, Ctx(), {"stale_at": 1, "stale_span": 10}) is None

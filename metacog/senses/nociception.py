@@ -235,7 +235,7 @@ def _around(mem: dict, action: Call, win: dict, ctx: Context, cfg: dict) -> Sign
     if not action.ok or action.tool != "Bash" or action.mistake or action.target == guarded[-1][4]:
         return None
     last = guarded[-1]
-    program = _step(last[4])[0]
+    program = (_step(last[4]) or [""])[0]  # a damaged memory may hold no command
     turns = {g[1] for g in guarded if _step(g[4])[:1] == [program]}
     head = _step(action.target)[:1]
     if (
