@@ -72,6 +72,32 @@ def first_word(command: str) -> str:
     return ""
 
 
+def after_cd(command: str) -> str:
+    """A shell command without a leading `cd <folder> &&`: what it runs there (the rest
+    whole, where `first_word` looks at the last step only)."""
+    if command.lstrip().startswith("cd ") and "&&" in command:
+        return command.split("&&", 1)[1].strip()
+    return command
+
+
+def named_words(command: str) -> list[str]:
+    """A shell command's words (after a leading `cd … &&`), unquoted, without its flags and
+    redirections: what it names."""
+    words = [w.strip("\"'") for w in after_cd(command).split()]
+    return [w for w in words if w and w[0] not in "-<>&|;0123456789" and ">" not in w]
+
+
+# Where a shell command's first step ends: what follows is plumbing (`| tail`, `|| true`).
+_STEP_END = re.compile(r"\|\|?|;|&&|&(?!>)")
+
+
+def first_step(command: str) -> list[str]:
+    """The words of a shell command's first step (up to the first pipe, `||`, `;`, `&&` or
+    `&`): its program (without its folder), then what it acts on, the last being its object."""
+    words = named_words(_STEP_END.split(after_cd(command), 1)[0])
+    return [w.rsplit("/", 1)[-1] if i == 0 else w for i, w in enumerate(words)]
+
+
 # Programs (and their subcommands) that run a project's tests, past the wrappers below.
 TEST_COMMANDS = (
     "pytest",

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from metacog.senses.signal import (
     INTERRUPT,
     OBSERVE,
@@ -203,8 +201,6 @@ def _stale(mem: dict, action: Call, ctx: Context, cfg: dict, streak: int = 0) ->
 # person's or the project's no, not the world's answer (metacog.perception.symptoms).
 GUARDED = frozenset(("blocked", "hook-blocked"))
 GUARD_CAP = 8  # refusals by a guard remembered
-# Where a shell command's first step ends: what follows is plumbing (`| tail`, `|| true`).
-_STEP_END = re.compile(r"\|\|?|;|&&|&(?!>)")
 
 
 def _around(mem: dict, action: Call, win: dict, ctx: Context, cfg: dict) -> Signal | None:
@@ -213,8 +209,6 @@ def _around(mem: dict, action: Call, win: dict, ctx: Context, cfg: dict) -> Sign
     is another command that acts on what the last refused one acted on (its object: the last
     word of its first step, past the program and flags) and is no question (not a reader or
     a search): the same act by another way. Said once; the refusals are then forgotten."""
-    from metacog.perception.shell import READERS, SEEKERS
-
     calls = number(win.get("calls"))
     guarded = mem.get("guarded")
     if isinstance(guarded, list):
@@ -222,7 +216,9 @@ def _around(mem: dict, action: Call, win: dict, ctx: Context, cfg: dict) -> Sign
     else:
         guarded = []
     if action.mistake in GUARDED and action.tool == "Bash" and "…#" not in action.target:
-        step = _step(action.target)
+        from metacog.perception.shell import first_step  # only where a guard refused
+
+        step = first_step(action.target)
         if len(step) >= 2:  # a program and its object
             entry = [calls, turn_of(action, win), step[-1], action.mistake, action.target]
             mem["guarded"] = [*guarded, entry][-GUARD_CAP:]
@@ -234,16 +230,18 @@ def _around(mem: dict, action: Call, win: dict, ctx: Context, cfg: dict) -> Sign
         return None
     if not action.ok or action.tool != "Bash" or action.mistake or action.target == guarded[-1][4]:
         return None
+    from metacog.perception.shell import READERS, SEEKERS, after_cd, first_step, named_words
+
     last = guarded[-1]
-    program = (_step(last[4]) or [""])[0]  # a damaged memory may hold no command
-    turns = {g[1] for g in guarded if _step(g[4])[:1] == [program]}
-    head = _step(action.target)[:1]
+    program = (first_step(last[4]) or [""])[0]  # a damaged memory may hold no command
+    turns = {g[1] for g in guarded if first_step(g[4])[:1] == [program]}
+    head = first_step(action.target)[:1]
     if (
         len(turns) < min(cfg["stale_at"], GUARD_CAP)
         or not head
         or head[0] in READERS
         or head[0] in SEEKERS
-        or last[2] not in _words(action.target)
+        or last[2] not in named_words(action.target)
     ):
         return None
     if ctx.responses and ctx.responses <= number(mem.get("said_at")):
@@ -253,9 +251,9 @@ def _around(mem: dict, action: Call, win: dict, ctx: Context, cfg: dict) -> Sign
     guard = {"hook-blocked": "a hook"}.get(last[3], "the session's permissions")
     return Signal(
         NAME,
-        f"{guard} refused Bash {quote(_command(last[4]), 55)} and {len(guarded) - 1} more "
+        f"{guard} refused Bash {quote(after_cd(last[4]), 55)} and {len(guarded) - 1} more "
         f"in the last {calls - guarded[0][0] + 1} calls; this one, Bash "
-        f"{quote(_command(action.target), 55)}, does the same another way. Is that what the "
+        f"{quote(after_cd(action.target), 55)}, does the same another way. Is that what the "
         "person wants? Ask before going around it.",
     )
 
@@ -274,28 +272,6 @@ def _guard(entry: object, calls: int, cfg: dict) -> bool:
         and isinstance(entry[4], str)
         and 0 <= calls - entry[0] < cfg["stale_span"]
     )
-
-
-def _command(command: str) -> str:
-    """A shell command without a leading `cd <folder> &&`: what it runs there."""
-    if command.lstrip().startswith("cd ") and "&&" in command:
-        return command.split("&&", 1)[1].strip()
-    return command
-
-
-def _words(command: str) -> list[str]:
-    """A shell command's words (after a leading `cd … &&`), unquoted, without its flags and
-    redirections: what it names."""
-    words = [w.strip("\"'") for w in _command(command).split()]
-    return [w for w in words if w and w[0] not in "-<>&|;0123456789" and ">" not in w]
-
-
-def _step(command: str) -> list[str]:
-    """The words of a shell command's first step (up to the first pipe, `||`, `;`, `&&` or
-    `&`): its program, then what it acts on, the last being its object."""
-    first = _STEP_END.split(_command(command), 1)[0]
-    words = _words(first)
-    return [w.rsplit("/", 1)[-1] if i == 0 else w for i, w in enumerate(words)]
 
 
 _FAILING = frozenset(("failed", "refused"))  # Call.outcome; the person's no breaks a run
