@@ -33,3 +33,15 @@ def test_long_commands_alike_in_their_first_words_are_other_calls() -> None:
     base = "https://api.example.com/v1/" + "reports/quarterly/" * 6
     asked = [target_of("WebFetch", {"url": f"{base}?page={n}"}, "") for n in (1, 2)]
     assert asked[0] != asked[1]
+
+
+def test_a_terminals_escape_codes_are_not_what_a_tool_said() -> None:
+    from metacog.perception.action import plain
+
+    painted = "\x1b[0m \x1b[90m 428 |\x1b[39m \x1b[1;31mexport\x1b[0m \x1b]8;;http://a\x07x\x1b]8;;\x07 \x1b(Bok"
+    assert plain(painted) == "  428 | export x ok"
+    result = {"stdout": "\x1b[31mred\x1b[0m", "task": {"output": "\x1b[1mb"}, "exitCode": 1}
+    assert plain(result) == {"stdout": "red", "task": {"output": "b"}, "exitCode": 1}
+    unpainted = {"stdout": "plain", "file": {"content": "x"}}
+    assert plain(unpainted) is unpainted  # nothing to take out: nothing copied
+    assert plain("\x1b") == "\x1b" and plain(None) is None and plain(["\x1b[1m"]) == ["\x1b[1m"]

@@ -232,6 +232,32 @@ def test_a_blocked_target_approached_by_three_tools_is_one_obstacle() -> None:
     assert "permissions do not allow" in out[4]
 
 
+def test_a_guards_refusal_is_the_same_no_however_far_apart() -> None:
+    # The session's permissions do not change by themselves: a third refusal 140 calls after
+    # the first is the third, where another mistake that far apart counts from one again.
+    # The look-alike: a command that did not return, as far apart, stays silent.
+    def session(obstacles: list[dict]) -> list[str]:
+        calls = []
+        for n, obstacle in enumerate(obstacles):
+            calls.append(obstacle)
+            calls += [read(f"/home/dev/project/src/m{n}_{i}.py", f"x = {i}\n") for i in range(70)]
+        return said(calls)
+
+    guard = session(
+        [
+            refused("Bash", BLOCKED.format(tool="Bash"), command="cat ~/.ssh/config"),
+            refused("Read", BLOCKED.format(tool="Read"), file_path="/home/dev/.ssh/config"),
+            refused("Bash", BLOCKED.format(tool="Bash"), command="ls ~/.ssh"),
+        ]
+    )
+    assert not any(guard[:-71]) and "permissions do not allow" in guard[-71], guard
+    hung = "Command timed out after 2m 0.0s"
+    timeouts = session(
+        [failed("npm run dev", hung), failed("npx vite", hung), failed("npm start", hung)]
+    )
+    assert not any(timeouts), [t for t in timeouts if t]
+
+
 def test_a_command_that_never_returns_again_and_again() -> None:
     hung = "Command timed out after 2m 0.0s"
     calls = []

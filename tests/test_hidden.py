@@ -62,6 +62,22 @@ def test_a_test_run_piped_into_tail_that_prints_failures() -> None:
     assert "test_valid_cache" in out[4]
 
 
+def test_a_check_piped_into_head_that_failed() -> None:
+    # Build, test, lint and check are the verbs of a verification: `cargo check | head` exits
+    # 0 with the compiler's errors in its output. A search for the word is still a reader.
+    cargo = (
+        "    Checking medianator v0.1.0 (/w/medianator)\n"
+        "error[E0432]: unresolved import `kamadak_exif`\n"
+        " --> src/scanner/metadata.rs:3:5\n"
+        'error: could not compile `medianator` (bin "medianator") due to 1 previous error\n'
+    )
+    response = {"stdout": cargo, "stderr": ""}
+    assert "unresolved import" in hidden_failure(
+        "Bash", {"command": "cargo check 2>&1 | head -50"}, response
+    )
+    assert hidden_failure("Bash", {"command": "grep -rn check src | head"}, response) == ""
+
+
 def test_a_grep_that_prints_failed_is_not_a_failure() -> None:
     grep = bash("grep -rn 'FAILED' tests/", "tests/test_x.py:3: # FAILED tests/test_y.py::test_z")
     assert said([grep] * 3) == ["", "", ""]

@@ -614,3 +614,46 @@ def test_what_a_multiedit_wrote_is_each_of_its_new_strings() -> None:
     lines = novelty.fingerprints(novelty.written("MultiEdit", {"edits": edits}))
     assert lines == novelty.fingerprints("total = 1\nn = 2")
     assert novelty.written("MultiEdit", {"edits": "junk"}) == ""
+
+
+def test_a_failure_in_a_terminals_colours_is_read_as_its_words() -> None:
+    # A runner that paints its output (`FORCE_COLOR`, tsc --pretty) quotes the failing line in
+    # a grey gutter and stamps a dim time: without their escape codes, the same failure met
+    # again, one line down and a second later, brings nothing new, and the third says so. The
+    # look-alike: coloured failures that each name a new file stay silent.
+    def painted(i: int, file: str) -> str:
+        return (
+            f"Exit code 1\n\x1b[2m2026-12-04T10:00:0{i}Z\x1b[22m \x1b[31merror\x1b[39m: try {i}"
+            f" failed in \x1b[36m{file}\x1b[39m\n\x1b[90m {40 + i} |\x1b[39m "
+            f"\x1b[36mconst\x1b[39m settings = \x1b[33mloadSettings\x1b[39m(cfg);\n{COMMON}"
+        )
+
+    same = [
+        agent_text(send(failed(f"node run.js --try {i}", painted(i, "run.js")))) for i in range(3)
+    ]
+    assert same[:2] == ["", ""] and "nothing the session had not" in same[2], same
+    assert "\x1b" not in same[2]
+    other = []
+    for i in range(3):
+        payload = failed(f"node run.js --try {i}", painted(i, f"src/part{i}.js"))
+        payload["session_id"] = "another-session"
+        other.append(agent_text(send(payload)))
+    assert other == ["", "", ""], other
+
+
+def test_a_line_that_opens_with_where_it_points_names_nothing_new_when_it_moves() -> None:
+    # A linter that lists findings under their file's name (eslint's `  37:18  warning …`):
+    # the same finding two lines down is the same problem, moved; another rule there is news.
+    out = []
+    win: dict = {"calls": 0}
+    for line in (
+        "  37:18  warning  Unexpected any. Specify a different type  @typescript-eslint/no-explicit-any",
+        "  39:18  warning  Unexpected any. Specify a different type  @typescript-eslint/no-explicit-any",
+        "  39:18  error  'cfg' is assigned a value but never used  @typescript-eslint/no-unused-vars",
+    ):
+        win["calls"] += 1
+        error = f"/w/src/app.ts\n{line}\n\n✖ 1 problem"
+        prints, named = novelty.read("Bash", {"command": "npx eslint src"}, "", error)
+        read = novelty.update(win, Call("Bash", "npx eslint src", ok=False), prints, named)
+        out.append(read.news)
+    assert out[0] and out[1:] == [0, 1]  # the first names the file too

@@ -38,6 +38,11 @@ from metacog.perception.signature import CAP, clean, kind, signature
             id="uuid",
         ),
         pytest.param(
+            "(node:91256) [DEP0040] DeprecationWarning: The `punycode` module is deprecated.",
+            "(node:4242) [DEP0040] DeprecationWarning: The `punycode` module is deprecated.",
+            id="node-pid",
+        ),
+        pytest.param(
             "error: in /nix/store/1gjnmb3al8j9qsflsjrsr4687mb7xiz3-source/a.nix",
             "error: in /nix/store/f0kn3ipynlsadpq1a2i1khhwg58mh28m-source/a.nix",
             id="content-hash",
@@ -52,6 +57,7 @@ def test_what_varies_between_identical_failures_is_dropped(a: str, b: str) -> No
     ("a", "b"),
     [
         pytest.param("KeyError: 'a'", "ValueError: 'a'", id="type"),
+        pytest.param("FROM node:18-alpine", "FROM node:20-alpine", id="node-version"),
         pytest.param("app.py:3:1: E501 line too long", "app.py:4:1: E501 line too long", id="line"),
         pytest.param("error in a.go:3", "error in b.go:3", id="file"),
         pytest.param("Exit code 1\nboom failed", "Exit code 2\nboom failed", id="exit-code"),
@@ -768,6 +774,7 @@ _OLD_VOLATILE = re.compile(
     r"|(?P<hash>(?=(?:[a-z]*[0-9]){4})(?=[0-9]*[a-z])[0-9a-z]{20,}(?!\w)"
     r"|(?=(?:[A-Z]*[0-9]){4})(?=[0-9]*[A-Z])[0-9A-Z]{20,}(?!\w))"
     rf"|(?P<n>(?ai:pid|process|thread))(?:[ =:#]+(?!{_O_ISO_HEAD}|\d\d:\d\d:\d\d(?!\w)))?\d+(?!\w))"
+    r"|(?<=\(node:)(?P<pid>\d+)(?=\))"  # added with Node's pid (issue 24), prefilter or not
 )
 
 
@@ -893,7 +900,7 @@ _NEAR_TOKENS = [
     "/Temp/", "/tm", "1", "12", "1.5", "7 ", "ms", "s", "sec", "seconds", "m", "us", "ns",
     "\u00b5s", "\u03bcs", "\u00b5", "abcdef0", "abcdef01", "abcdef012345", "deadbeefcafe",
     "deadbeef-dead-beef-dead-beefdeadbeef", "123e4567-e89b-12d3-a456-426614174000",
-    "123e4567-e89b", "a", "Z", "\u0663", "é", "'", '"',
+    "123e4567-e89b", "a", "Z", "\u0663", "é", "'", '"', "(node:", "node:", "e:", ")",
 ]  # fmt: skip
 _NEAR = st.sampled_from(_NEAR_TOKENS)
 
@@ -916,7 +923,7 @@ def test_random_mixes_of_volatile_tokens_checksum_as_before(text: str) -> None:
 _ATOMS = [
     "1", "0", "x", "X", "pid", "PiD", "process", "Thread", " ", "=", ":", "#", "/", "tmp",
     "Var", "temp", "private", "s", "ms", "m", "u", "n", "\u00b5", "\u03bc", ".", "-", "a",
-    "cafe0123", "deadbeef", "\u0663", "\u2028", "\x00",
+    "cafe0123", "deadbeef", "\u0663", "\u2028", "\x00", "(node", "e:", "(", ")",
 ]  # fmt: skip
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import zlib
 
 from metacog.event import mapping, text, words
@@ -32,6 +33,24 @@ TARGET_CAP = 120
 # Keys that change between two identical calls (timings), left out of the result checksum.
 _VOLATILE = ("durationMs", "duration_ms", "elapsed", "elapsedMs", "timestamp")
 OUTPUT_KEEP = 4000  # characters of a Bash result's stdout and stderr compared (the ends)
+
+# A terminal's escape sequences: colour and cursor codes (CSI `ESC [ … letter`), a title or
+# a link (OSC `ESC ] … BEL`), the short ones (`ESC ( B`, `ESC =`). How a tool paints its
+# output, not what it says: left in, `\x1b[90m 428 |\x1b[39m` is no quoted source line, `\x1b[2m2026-…Z` no
+# time, and a coloured `a.ts:12:5` points nowhere, so one failure met again looked new.
+# Linear: each class of a CSI is disjoint from the next, and an OSC stops at the next ESC.
+_ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[ -/]*[0-~])")
+
+
+def plain(value: object, depth: int = 1) -> object:
+    """A tool's text without a terminal's escape sequences: a string, or a result's strings at
+    its top and `depth` levels in (a polled job's `task.output`), the rest as it was."""
+    if isinstance(value, str):
+        return _ESCAPES.sub("", value) if "\x1b" in value else value
+    if depth < 0 or not isinstance(value, dict):
+        return value
+    changed = {k: new for k, v in value.items() if (new := plain(v, depth - 1)) is not v}
+    return {**value, **changed} if changed else value
 
 
 CODE_EXTENSIONS = frozenset(
@@ -254,9 +273,9 @@ def from_event(event: Event, now: float, outcome: bool = True) -> Call:
     """The call's record from a PostToolUse or PostToolUseFailure payload; `outcome=False`
     leaves a passing call's output unsummed (`result` 0) and its lines unread, for a record
     that needs neither (summing a Bash output was a fifth of a replay's time, profiled)."""
-    tool, tool_input, response = event.tool, event.tool_input, event.response
+    tool, tool_input, response = event.tool, event.tool_input, plain(event.response)
     if event.failed:
-        error, result = event.error, 0
+        error, result = plain(event.error), 0
     else:
         error = failure_text(response)
         if not error and tool in ("Bash", *POLLING_TOOLS, *DELEGATING_TOOLS):
@@ -272,7 +291,8 @@ def from_event(event: Event, now: float, outcome: bool = True) -> Call:
             result = 0
         else:
             result = output_checksum(response) if tool == "Bash" else checksum(response)
-    cost = min(event.size, context_cost(tool, tool_input, response, error))
+    # What the model was sent, escape codes and all: they take room in its context too.
+    cost = min(event.size, context_cost(tool, tool_input, event.response, event.error or error))
     target = target_of(tool, tool_input, event.cwd)
     polled = tool in POLLING_TOOLS and isinstance(response, dict)
     if polled and not error and response.get("status") == "running":

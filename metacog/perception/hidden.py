@@ -16,11 +16,12 @@ SCAN_CAP = 20000  # characters of output looked at (the end: where runners summa
 LINE_CAP = 400  # characters of one line looked at
 
 # A command can fail without saying so in its exit status: a test run piped into `tail`,
-# a `|| true`, a background shell that died. Its output still says it.
+# a `|| true`, a background shell that died. Its output still says it. Only where the command
+# verifies: a runner, or a verb of verification (build, test, lint, check: `cargo check | head`).
 _RUNNERS = re.compile(
     r"\b(?:py\.?test|tox|nox|jest|vitest|mocha|go test|cargo test|cargo build|npm|pnpm|yarn|"
     r"bun|make|tsc|mypy|pyright|ruff|eslint|golangci-lint|lint|unittest|rspec|phpunit|"
-    r"gradle|mvn|dotnet test|swift test|build|test)\b"
+    r"gradle|mvn|dotnet test|swift test|build|test|check)\b"
 )
 _HIDDEN = re.compile(
     r"(?:FAILED \S+|ERROR \S+::\S+|--- FAIL: \S+|FAIL\s+\S+|not ok \d+|Tests?:\s+\d+ failed|\d+ failing"

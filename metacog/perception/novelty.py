@@ -142,6 +142,7 @@ def _lines(text: str) -> list[str]:
 _POSITION = re.compile(
     r"(?<=[\w\]>\"')]):\d+(?::\d+)?|\(\d+,\s?\d+\)|(?i:\b(?:line|column|col) \d+)"
     r"|^[> ]*\d+ ?\|"  # the gutter of a quoted source line (`  254 | expect(…)`, `> 12 |`)
+    r"|^\d+:\d+(?!\S)"  # a line that opens with it, under its file's name (`  37:18  warning …`)
 )
 
 

@@ -65,6 +65,8 @@ _VOLATILE = re.compile(
     r"|(?=(?:[A-Z]*[0-9]){4})(?=[0-9]*[A-Z])[0-9A-Z]{20,}(?!\w))"
     # "thread 12:00:01" is a time, not a thread number.
     rf"|(?P<n>(?ai:pid|process|thread))(?:[ =:#]+(?!{_ISO_HEAD}|\d\d:\d\d:\d\d(?!\w)))?\d+(?!\w))"
+    # Node's own lines say which process printed them: `(node:91256) [DEP0040] Warning: …`.
+    r"|(?<=\(node:)(?P<pid>\d+)(?=\))"
 )
 
 # What every _VOLATILE match contains, as one pattern that starts with a character class:
@@ -79,7 +81,7 @@ _MAY_VARY_ANY = (
     r"[/{D}a-fA-FpPtT](?:(?<=/)(?ai:tmp|var|temp)/"
     r"|(?<=[{D}])(?: ?[smun\u00b5\u03bc]|:[{D}]|(?<=0)[xX])"
     rf"|(?<={_HEX}){_HEX}{{{{11}}}}"
-    r"|(?<=[pP])(?ai:id|rocess)[ =:#]*[{D}]|(?<=[tT])(?ai:hread)[ =:#]*[{D}])"
+    r"|(?<=[pP])(?ai:id|rocess)[ =:#]*[{D}]|(?<=[tT])(?ai:hread)[ =:#]*[{D}]|(?<=e):[{D}])"
 )
 # Compiling one costs 0.3 ms, paid by every direct hook process that checks a Bash result:
 # the one for other scripts is compiled on first use (re's own cache keeps it).

@@ -64,6 +64,8 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
     turn = turn_of(action, win)
     due = []
     cwd = ctx.event.cwd if ctx.event is not None else ""
+    from metacog.perception.symptoms import GUARDED  # failures only: a Read need not load it
+
     keys = _keys(action, call, ctx.root, cwd)
     if any(k[0].startswith("e ") and k[0] not in seen for k in keys):
         # Beside a problem line never seen, one seen before that names its subject only by
@@ -92,9 +94,12 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
         )
         seen.pop(key, None)
         seen[key] = None  # re-inserted: the least recently seen stay first, to be dropped first
-        if calls - entry.last_call > (RERUN_GAP if key.startswith("k ") else HORIZON):
+        if calls - entry.last_call > (RERUN_GAP if key.startswith("k ") else HORIZON) and (
+            not key.startswith("m ") or key[2:] not in GUARDED
+        ):
             # Back after a long stretch of other work: a fresh look, not the next round (what
-            # was said stays said: the count must double again before it is repeated).
+            # was said stays said: the count must double again before it is repeated). Not a
+            # guard's refusal: the same no all session long, however far apart it is met.
             entry.times = 0
         entry.last_call = calls
         if entry.turn != turn:
