@@ -217,3 +217,61 @@ def test_the_same_missing_file_guessed_again_and_again() -> None:
 
 # Different missing files read in turn are exploring: tests/test_nociception.py,
 # test_reading_different_missing_files_is_exploring.
+
+
+# Edits that change nothing a run shows ---------------------------------------------------
+
+REMOTE = "Executing: debug ?\n>debug\nInvalid option, debug <on|off|?|flags>\n"
+
+
+def _edit(path: str, n: int) -> dict:
+    """An edit whose answer, like Claude Code's, quotes what it changed: each one other."""
+    payload = edit(path, n)
+    payload["tool_response"].update(oldString=f"return {n}", newString=f"return {n + 1}")
+    return payload
+
+
+def _edit_and_run(path: str, command: str, outputs: list[str]) -> list[str]:
+    steps = [bash(command, outputs[0])]
+    for n, output in enumerate(outputs[1:]):
+        steps += [_edit(path, n), bash(command, output)]
+    return said(steps)
+
+
+def test_edits_of_what_a_command_runs_that_change_nothing_it_shows() -> None:
+    # The agent edits the script it runs and runs it again: twice the same output. The edits
+    # do not reach what it shows (a quoting fix lost on the way to the remote side).
+    out = _edit_and_run("/home/dev/project/scripts/fc1", 'scripts/fc1 cmd "debug ?"', [REMOTE] * 3)
+    assert not any(out[:4]), out
+    assert "2 edits of what Bash" in out[4] and "scripts/fc1" in out[4], out
+    assert len(out[4]) <= 300 + len("metacog: ")
+
+
+def test_edits_that_change_what_a_command_shows_are_work() -> None:
+    outputs = [REMOTE, "Executing: debug ?\n>debug ?\nInvalid option", REMOTE, "debug on"]
+    assert not any(_edit_and_run("/home/dev/project/scripts/fc1", "scripts/fc1 cmd x", outputs))
+
+
+def test_edits_of_a_file_the_command_does_not_name_are_other_work() -> None:
+    out = _edit_and_run("/home/dev/project/src/app.py", "scripts/fc1 cmd x", [REMOTE] * 4)
+    assert not any(out), out
+
+
+def test_a_test_run_that_passes_again_after_each_edit_is_the_tests_holding() -> None:
+    green = "============ 12 passed in 0.41s ============\n"
+    out = _edit_and_run(
+        "/home/dev/project/tests/test_app.py", "pytest tests/test_app.py", [green] * 4
+    )
+    assert not any(out), out
+
+
+def test_a_damaged_memory_of_runs_is_replaced() -> None:
+    from metacog.perception.call import Call
+    from metacog.senses import vestibular
+
+    mem = {"runs": {"00000000": [1, "x"], "1": "y", "2": [1, 1, 1, 0, 5]}}
+    action = Call("Bash", "scripts/fc1", ok=True, result=7, prints=(1,))
+    assert vestibular._unchanged(mem, action) == 0
+    assert vestibular._unchanged({"runs": ["not", "a", "map"]}, action) == 0
+    edit_call = Call("Edit", "scripts/fc1", ok=True, path="/w/scripts/fc1")
+    assert vestibular._unchanged(mem, edit_call) == 0

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from metacog.perception.shell import writes
+from metacog.perception.novelty import call_key
+from metacog.perception.shell import named_words, test_command, writes
 from metacog.perception.tools import EDIT_TOOLS
 from metacog.senses.signal import Signal, forget, memory, peek, quote, short
 
@@ -34,6 +35,7 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
     reread = _reread(mem, action, ctx, cfg)
     asked = ctx.asked_repeat  # the person asked for repetition: none of it is circling
     nothing = _nothing_again(mem, action, calls) if not asked else None
+    unchanged = _unchanged(mem, action) if not asked else 0
     actions = ctx.calls
     repeat = ctx.repeat  # metacog.facts
     if calls - mem.get("quiet_until", -1) < 0:
@@ -55,6 +57,14 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
             NAME,
             f"{action.tool} {quote(action.target)} has found nothing {nothing[0]} times, "
             "with nothing changed between. Is what you look for somewhere else, or named otherwise?",
+        )
+    if unchanged:
+        mem["quiet_until"] = calls + cfg["cooldown_calls"]
+        return Signal(
+            NAME,
+            f"{unchanged} edits of what Bash {quote(action.target, 60)} runs, and it showed "
+            "the same output after each: the edits change nothing it shows. What does it run "
+            "that you have not changed?",
         )
     if asked or action.waiting:
         # Waiting on a background job that is still running is not going in circles: the
@@ -123,6 +133,57 @@ def _nothing_again(mem: dict, action: Call, calls: int) -> list | None:
     while len(empty) > EMPTY_CAP:
         del empty[next(iter(empty))]
     return seen if seen[0] >= EMPTY_AT and not seen[2] else None
+
+
+RUNS_CAP = 16  # commands whose last output is remembered, per window
+UNCHANGED_AT = 2  # edits of what a command names, each followed by the same output
+NAME_CAP = 200  # characters of the names a command's memory keeps
+
+
+def _unchanged(mem: dict, action: Call) -> int:
+    """How many edits of a file a passing command names (its script, its input) it has now
+    shown the same output after, once it reaches UNCHANGED_AT (0 otherwise, and once said
+    until the output changes): the agent edits what it runs and runs it again, and what it
+    sees does not move (a quoting fix that never reaches the remote side). A test run that
+    passes again is the tests holding, not a fix that changed nothing: left out."""
+    runs = mem.get("runs")
+    if not isinstance(runs, dict):
+        runs = mem["runs"] = {}
+    if action.tool in EDIT_TOOLS and action.ok and action.path:
+        name = str(action.path).rsplit("/", 1)[-1]
+        for run in runs.values():
+            if _run(run) and name in run[4].split(" "):
+                run[1] = 1
+        return 0
+    if action.tool != "Bash" or not action.ok or action.empty or not action.prints:
+        return 0
+    if test_command(action.target):
+        return 0
+    key = format(call_key(action), "08x")
+    run = runs.pop(key, None)
+    same = _run(run) and run[0] == action.result
+    times = run[2] + run[1] if same else 0
+    said = run[3] if same else 0
+    words = {w.rsplit("/", 1)[-1] for w in named_words(action.target)}
+    names = " ".join(sorted(w for w in words if len(w) >= 3))[:NAME_CAP]
+    runs[key] = [action.result, 0, times, said, names]
+    while len(runs) > RUNS_CAP:
+        del runs[next(iter(runs))]
+    if times >= UNCHANGED_AT and not said:
+        runs[key][3] = 1
+        return times
+    return 0
+
+
+def _run(run: object) -> bool:
+    """A command's memory as `_unchanged` keeps it: [output checksum, edited since (0/1),
+    edits it showed the same output after, said (0/1), the names of what it names]."""
+    return (
+        isinstance(run, list)
+        and len(run) == 5
+        and all(isinstance(x, int) and not isinstance(x, bool) for x in run[:4])
+        and isinstance(run[4], str)
+    )
 
 
 def _reread(mem: dict, action: Call, ctx: Context, cfg: dict) -> tuple[str, str] | None:
