@@ -45,3 +45,23 @@ def test_a_terminals_escape_codes_are_not_what_a_tool_said() -> None:
     unpainted = {"stdout": "plain", "file": {"content": "x"}}
     assert plain(unpainted) is unpainted  # nothing to take out: nothing copied
     assert plain("\x1b") == "\x1b" and plain(None) is None and plain(["\x1b[1m"]) == ["\x1b[1m"]
+
+
+def test_a_painted_result_is_read_as_the_same_result_unpainted() -> None:
+    # Through from_event: the escape codes of a passing Bash call's output and of a failure's
+    # text are taken out before its checksum, its lines and its signature are read.
+    from hooktest import bash, failed
+
+    from metacog.event import Event
+    from metacog.perception.action import from_event
+
+    words = "src/app.ts:12:5 - error TS2345: Argument of type 'x'\nFound 1 error."
+    paint = "\x1b[96msrc/app.ts\x1b[0m:\x1b[93m12\x1b[0m:\x1b[93m5\x1b[0m - \x1b[91merror\x1b[0m TS2345: Argument of type 'x'\nFound 1 error."
+    plain_ok, painted_ok = (
+        from_event(Event(bash("npx tsc", text)), 0.0) for text in (words, paint)
+    )
+    assert painted_ok.result == plain_ok.result and painted_ok.prints == plain_ok.prints
+    plain_err, painted_err = (
+        from_event(Event(failed("npx tsc", f"Exit code 2\n{text}")), 0.0) for text in (words, paint)
+    )
+    assert painted_err.sig == plain_err.sig and painted_err.problems == plain_err.problems

@@ -64,7 +64,7 @@ def test_a_test_run_piped_into_tail_that_prints_failures() -> None:
 
 def test_a_check_piped_into_head_that_failed() -> None:
     # Build, test, lint and check are the verbs of a verification: `cargo check | head` exits
-    # 0 with the compiler's errors in its output. A search for the word is still a reader.
+    # 0 with the compiler's errors in its output. A word that holds it (`checkout`) is not it.
     cargo = (
         "    Checking medianator v0.1.0 (/w/medianator)\n"
         "error[E0432]: unresolved import `kamadak_exif`\n"
@@ -75,7 +75,8 @@ def test_a_check_piped_into_head_that_failed() -> None:
     assert "unresolved import" in hidden_failure(
         "Bash", {"command": "cargo check 2>&1 | head -50"}, response
     )
-    assert hidden_failure("Bash", {"command": "grep -rn check src | head"}, response) == ""
+    checkout = {"stdout": "error: pathspec 'mian' did not match any file(s) known to git\n"}
+    assert hidden_failure("Bash", {"command": "git checkout mian 2>&1 | head"}, checkout) == ""
 
 
 def test_a_grep_that_prints_failed_is_not_a_failure() -> None:

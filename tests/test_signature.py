@@ -865,6 +865,9 @@ _EDGE = [
     "deadbeef-dead-beef-dead-beefdeadbeef",
     "\u0663\u0664:\u0665\u0666:\u0667\u0668",  # Arabic-Indic digits are `\d`
     "PiD=7 ThReAd #8 PROCESS: 9 \u212aill",
+    "(node:1)",
+    "(node:12) x (node:3",
+    "e:1 node:2 (node:x) (Node:4)",
 ]
 _LONG = [
     "=" * _LINE,

@@ -38,8 +38,9 @@ OUTPUT_KEEP = 4000  # characters of a Bash result's stdout and stderr compared (
 # a link (OSC `ESC ] … BEL`), the short ones (`ESC ( B`, `ESC =`). How a tool paints its
 # output, not what it says: left in, `\x1b[90m 428 |\x1b[39m` is no quoted source line, `\x1b[2m2026-…Z` no
 # time, and a coloured `a.ts:12:5` points nowhere, so one failure met again looked new.
-# Linear: each class of a CSI is disjoint from the next, and an OSC stops at the next ESC.
-_ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[ -/]*[0-~])")
+# Linear: each class of a CSI is disjoint from the next; an OSC stops at the next ESC, or at
+# the end of its line where its terminator is missing (the lines after it are output).
+_ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|[ -/]*[0-~])")
 
 
 def plain(value: object, depth: int = 1) -> object:
@@ -291,8 +292,10 @@ def from_event(event: Event, now: float, outcome: bool = True) -> Call:
             result = 0
         else:
             result = output_checksum(response) if tool == "Bash" else checksum(response)
-    # What the model was sent, escape codes and all: they take room in its context too.
-    cost = min(event.size, context_cost(tool, tool_input, event.response, event.error or error))
+    # What the model was sent, escape codes and all (they take room in its context too): a
+    # passing call's response, whatever failure it shows.
+    sent = event.error if event.failed else ""
+    cost = min(event.size, context_cost(tool, tool_input, event.response, sent))
     target = target_of(tool, tool_input, event.cwd)
     polled = tool in POLLING_TOOLS and isinstance(response, dict)
     if polled and not error and response.get("status") == "running":

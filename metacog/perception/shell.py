@@ -156,6 +156,36 @@ WRAPPERS = frozenset(
 )
 
 
+# Programs that run the script named after them (`python3 tools/x.py`, `bash deploy.sh`).
+INTERPRETERS = frozenset(
+    ("node", "bash", "sh", "zsh", "ruby", "perl", "php", "deno", "bun", "tsx", "ts-node")
+)
+
+
+def script(command: str) -> str:
+    """The file a shell command runs, as the command names it (without a leading `./`, `../`
+    or `~/`): its program where that is a file (`./deploy.sh`, `scripts/fc1 cmd x`), or the
+    script an interpreter runs (`uv run python tools/x.py`); '' for a program on the PATH,
+    which runs its own code whatever file it is given (`mypy app.py`, `nginx -t -c
+    nginx.conf`, `grep x app.py`)."""
+    for word in named_words(_STEP_END.split(after_cd(command), 1)[0]):
+        name = word.rsplit("/", 1)[-1]
+        if name in WRAPPERS or name in INTERPRETERS:
+            continue  # runs the next word
+        if "/" not in word and "." not in name.strip("."):
+            return ""
+        while word.startswith(("./", "../", "~/")):
+            word = word.split("/", 1)[1]
+        return word
+    return ""
+
+
+def runs(command_script: str, path: str) -> bool:
+    """Whether `path` (an edited file, absolute or not) is the script a command runs, as
+    `script` named it: the same path, or one that ends with it."""
+    return bool(command_script) and (path == command_script or path.endswith("/" + command_script))
+
+
 def is_test_file(path: str) -> bool:
     """A test by its name or its folder; `path` relative to the project (an absolute
     path could pass through an unrelated "tests" folder above it)."""

@@ -299,11 +299,6 @@ PER_INTENT = frozenset(("rejected", "interrupted"))
 # of them "in a row" is the same call refused again, or it would never end (a denial now and
 # another, unrelated, thirty calls on are no loop).
 BY_KIND = frozenset(("blocked", "no-such-tool", "hook-blocked", "hung", "needs-input"))
-# The session's guards: its permissions, and a hook that blocks. What they refuse is the
-# person's or the project's no, not the world's answer, and it stays refused until the person
-# changes them: no stretch of other work makes it new again (a code error may have been fixed
-# meanwhile; a setting does not change by itself).
-GUARDED = frozenset(("blocked", "hook-blocked"))
 
 
 # An address's origin (scheme, host, port): where a call goes, whatever it asks there.

@@ -25,6 +25,12 @@ WEB_TOOLS = ("WebFetch", "WebSearch")
 DELEGATING_TOOLS = ("Task", "Agent")
 # Tools that read a background job's output so far.
 POLLING_TOOLS = ("BashOutput", "TaskOutput")
+# Claude Code's guards, as the kinds of mistake metacog.perception.symptoms names their
+# refusals: the session's permissions, and a hook that blocks. What they refuse is the
+# person's or the project's no, not the world's answer, and it stays refused until the person
+# changes them: no stretch of other work makes it new again (a code error may have been fixed
+# meanwhile; a setting does not change by itself).
+GUARDED = frozenset(("blocked", "hook-blocked"))
 # Claude Code's own wrapper of a call it refused before running it (FACTS.md: no hook fires;
 # the transcript's tool_result says it) and of some of its errors.
 REFUSAL_TAG = "<tool_use_error>"

@@ -12,7 +12,7 @@ attempt), one line, once per problem and session.
 from __future__ import annotations
 
 from metacog.perception.novelty import call_key
-from metacog.perception.tools import EDIT_TOOLS
+from metacog.perception.tools import EDIT_TOOLS, GUARDED
 from metacog.senses.contract import problems_of
 from metacog.senses.signal import Signal, memory, peek, quote
 from metacog.senses.signal import turn as turn_of
@@ -64,8 +64,6 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
     turn = turn_of(action, win)
     due = []
     cwd = ctx.event.cwd if ctx.event is not None else ""
-    from metacog.perception.symptoms import GUARDED  # failures only: a Read need not load it
-
     keys = _keys(action, call, ctx.root, cwd)
     if any(k[0].startswith("e ") and k[0] not in seen for k in keys):
         # Beside a problem line never seen, one seen before that names its subject only by

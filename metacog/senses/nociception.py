@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from metacog.perception.tools import GUARDED
 from metacog.senses.signal import (
     INTERRUPT,
     OBSERVE,
@@ -206,13 +207,8 @@ def _around(mem: dict, action: Call, win: dict, ctx: Context, cfg: dict) -> Sign
     is another command that acts on what the last refused one acted on (its object: the last
     word of its first step, past the program and flags) and is no question (not a reader or
     a search): the same act by another way. Said once; the refusals are then forgotten."""
-    guarded = mem.get("guarded")
-    if not guarded and not action.mistake:
-        mem.pop("guarded", None)
-        return None  # no guard refused lately, nor this call: most calls
-    from metacog.perception.symptoms import GUARDED
-
     calls = number(win.get("calls"))
+    guarded = mem.get("guarded")
     if isinstance(guarded, list):
         guarded = [g for g in guarded[-GUARD_CAP:] if _guard(g, calls, cfg)]
     else:
@@ -263,8 +259,6 @@ def _around(mem: dict, action: Call, win: dict, ctx: Context, cfg: dict) -> Sign
 def _guard(entry: object, calls: int, cfg: dict) -> bool:
     """A refusal by a guard as `_around` remembers it, lately: [call number, turn, its object,
     kind, command]."""
-    from metacog.perception.symptoms import GUARDED
-
     return (
         isinstance(entry, list)
         and len(entry) == 5

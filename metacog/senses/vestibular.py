@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from metacog.perception import shell
 from metacog.perception.novelty import call_key
-from metacog.perception.shell import named_words, test_command, writes
+from metacog.perception.shell import writes
 from metacog.perception.tools import EDIT_TOOLS
 from metacog.senses.signal import Signal, forget, memory, peek, quote, short
 
@@ -35,7 +36,7 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
     reread = _reread(mem, action, ctx, cfg)
     asked = ctx.asked_repeat  # the person asked for repetition: none of it is circling
     nothing = _nothing_again(mem, action, calls) if not asked else None
-    unchanged = _unchanged(mem, action) if not asked else 0
+    unchanged = _unchanged(mem, action) if not asked else None
     actions = ctx.calls
     repeat = ctx.repeat  # metacog.facts
     if calls - mem.get("quiet_until", -1) < 0:
@@ -59,12 +60,13 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
             "with nothing changed between. Is what you look for somewhere else, or named otherwise?",
         )
     if unchanged:
+        unchanged[3] = 1  # said
         mem["quiet_until"] = calls + cfg["cooldown_calls"]
         return Signal(
             NAME,
-            f"{unchanged} edits of what Bash {quote(action.target, 60)} runs, and it showed "
-            "the same output after each: the edits change nothing it shows. What does it run "
-            "that you have not changed?",
+            f"{unchanged[2]} edits of {short(unchanged[4].rsplit('/', 1)[-1], 40)}, and Bash "
+            f"{quote(action.target, 60)} showed the same output after each: the edits change "
+            "nothing it shows. What does it run that you have not changed?",
         )
     if asked or action.waiting:
         # Waiting on a background job that is still running is not going in circles: the
@@ -116,7 +118,8 @@ def _nothing_again(mem: dict, action: Call, calls: int) -> list | None:
     otherwise): asking again what the world already answered, however far apart (issue 17,
     class 3). The caller marks it said ([times, call of the last, said])."""
     empty = mem.get("empty")
-    if not isinstance(empty, dict):
+    if not isinstance(empty, dict) or len(empty) > EMPTY_CAP:
+        # Damaged (a map of 200,000 keys, one dropped per call from its front, took 20 s).
         empty = mem["empty"] = {}
     tool = action.tool
     if tool in EDIT_TOOLS or (tool == "Bash" and writes(action.target)):
@@ -130,54 +133,53 @@ def _nothing_again(mem: dict, action: Call, calls: int) -> list | None:
         seen = [0, calls, 0]  # times, call of the last, said
     seen[0], seen[1] = seen[0] + 1, calls
     empty[key] = seen
-    while len(empty) > EMPTY_CAP:
+    if len(empty) > EMPTY_CAP:
         del empty[next(iter(empty))]
     return seen if seen[0] >= EMPTY_AT and not seen[2] else None
 
 
-RUNS_CAP = 16  # commands whose last output is remembered, per window
-UNCHANGED_AT = 2  # edits of what a command names, each followed by the same output
-NAME_CAP = 200  # characters of the names a command's memory keeps
+RUNS_CAP = 16  # scripts whose last output is remembered, per window
+NAME_CAP = 200  # characters of a script's path remembered
+UNCHANGED_AT = 2  # edits of a script, each followed by the same output of its run
 
 
-def _unchanged(mem: dict, action: Call) -> int:
-    """How many edits of a file a passing command names (its script, its input) it has now
-    shown the same output after, once it reaches UNCHANGED_AT (0 otherwise, and once said
-    until the output changes): the agent edits what it runs and runs it again, and what it
-    sees does not move (a quoting fix that never reaches the remote side). A test run that
-    passes again is the tests holding, not a fix that changed nothing: left out."""
+def _unchanged(mem: dict, action: Call) -> list | None:
+    """The memory of the script this passing command runs, once it has shown the same output
+    after UNCHANGED_AT edits of the script (each edit followed by the run) and that was not
+    said yet (None otherwise; the caller marks it said: [output, edited, times, said, name]).
+    The agent edits what it runs and runs it again, and what it sees does not move (a quoting
+    fix that never reaches the remote side). Only what the command runs counts (its program
+    as a file, an interpreter's script): a checker given the file (`mypy app.py`, `nginx -t`)
+    passing again is the file holding, as a test that passes again is the tests holding."""
     runs = mem.get("runs")
-    if not isinstance(runs, dict):
-        runs = mem["runs"] = {}
+    if not isinstance(runs, dict) or len(runs) > RUNS_CAP:
+        runs = mem["runs"] = {}  # damaged, or an older shape: begun again
     if action.tool in EDIT_TOOLS and action.ok and action.path:
-        name = str(action.path).rsplit("/", 1)[-1]
         for run in runs.values():
-            if _run(run) and name in run[4].split(" "):
+            if _run(run) and shell.runs(run[4], str(action.path)):
                 run[1] = 1
-        return 0
+        return None
     if action.tool != "Bash" or not action.ok or action.empty or not action.prints:
-        return 0
-    if test_command(action.target):
-        return 0
+        return None
+    name = shell.script(action.target)[:NAME_CAP]
+    if not name or shell.is_test_file(name) or shell.test_command(action.target):
+        return None
     key = format(call_key(action), "08x")
     run = runs.pop(key, None)
-    same = _run(run) and run[0] == action.result
-    times = run[2] + run[1] if same else 0
-    said = run[3] if same else 0
-    words = {w.rsplit("/", 1)[-1] for w in named_words(action.target)}
-    names = " ".join(sorted(w for w in words if len(w) >= 3))[:NAME_CAP]
-    runs[key] = [action.result, 0, times, said, names]
-    while len(runs) > RUNS_CAP:
+    if _run(run) and run[0] == action.result and run[4] == name:
+        run[2] += run[1]  # an edit of the script between, and the same output: one more
+        run[1] = 0
+    else:
+        run = [action.result, 0, 0, 0, name]
+    runs[key] = run
+    if len(runs) > RUNS_CAP:
         del runs[next(iter(runs))]
-    if times >= UNCHANGED_AT and not said:
-        runs[key][3] = 1
-        return times
-    return 0
+    return run if run[2] >= UNCHANGED_AT and not run[3] else None
 
 
 def _run(run: object) -> bool:
-    """A command's memory as `_unchanged` keeps it: [output checksum, edited since (0/1),
-    edits it showed the same output after, said (0/1), the names of what it names]."""
+    """A script's memory as `_unchanged` keeps it: [output checksum, edited since (0/1), edits
+    it showed the same output after, said (0/1), the script as the command names it]."""
     return (
         isinstance(run, list)
         and len(run) == 5
