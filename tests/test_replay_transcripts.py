@@ -31,7 +31,7 @@ pytestmark = pytest.mark.slow  # replays every shared transcript (163 sessions)
 # round began at 37, 2 and 0.70, and traded one catch, attio's, for a false alarm). They are raised as
 # the senses improve and never lowered to pass; how well the senses do is a benchmark figure
 # (score_labels, and fit_stale's leave-one-repository-out estimate), not these asserts.
-ON_TIME_FLOOR = 54
+ON_TIME_FLOOR = 55
 FALSE_ALARMS_CEILING = 1
 QUIET_PER_100_CEILING = 0.22
 

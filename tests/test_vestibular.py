@@ -325,3 +325,89 @@ def test_a_damaged_memory_of_runs_is_begun_again() -> None:
     huge = {"runs": {str(i): [1, 0, 0, 0, "x"] for i in range(200_000)}}
     assert vestibular._unchanged(huge, run) is None and len(huge["runs"]) == 1
     assert vestibular._unchanged({"runs": ["not", "a", "map"]}, run) is None
+
+
+# Variants of an act that get back what they got before ---------------------------------
+
+DENIED = '{{"error":"api/v1/{}/search is not accessible with this api_key on a free plan.","error_code":"API_INACCESSIBLE"}}\n403'
+
+
+def _post(path: str, answer: str) -> dict:
+    return bash(f'curl -s -w "\\n%{{http_code}}" -X POST "https://api.example.io/{path}"', answer)
+
+
+def test_variants_of_an_act_that_give_back_what_it_answered_before() -> None:
+    # Four paths of an API, two answers between them: the 3rd and 4th variants each gave back,
+    # word for word, what an earlier one had: the variants change nothing it answers. The
+    # person saying "continue" between changes no answer.
+    people, mixed = DENIED.format("people"), DENIED.format("mixed_people")
+    steps = [
+        _post("api/v1/people/search", people),
+        _post("api/v1/mixed_people/search", mixed),
+        prompt("continue"),
+        _post("v1/people/search", people),
+        _post("v1/mixed_people/search", mixed),
+    ]
+    steps += [_post(f"v{i}/people/search", people) for i in range(2, 10)]
+    out = said(steps)
+    assert not any(out[:4]), out
+    assert "word for word" in out[4] and "example.io/v1/mixed_" in out[4], out
+    assert len(out[4]) <= 300 + len("metacog: ")
+    assert not any(out[5:]), out  # said once, past the cooldown too
+
+
+@pytest.mark.parametrize(
+    "steps",
+    [
+        pytest.param(
+            [_post(f"v{i}/people/search", f"answer {i}") for i in range(5)], id="each-new"
+        ),
+        pytest.param([_post("api/v1/people/search", "same")] * 3, id="the-same-command-again"),
+        pytest.param(
+            [
+                _post("a", "same"),
+                _post("b", "same"),
+                _edit(FC1, 1),
+                _post("c", "same"),
+                _edit(FC1, 2),
+                _post("d", "same"),
+            ],
+            id="an-edit-between",
+        ),
+        pytest.param(
+            [bash(f"grep -rn 'KEY{i}' src", "src/a.py:3:KEY = 1\n") for i in range(4)],
+            id="a-search",
+        ),
+        pytest.param(
+            [bash(f"cat {p}README.md", "# project\n") for p in ("", "./", "/w/", "../w/")],
+            id="a-reader",
+        ),
+        pytest.param(
+            [bash(f"sleep {i} && gh run view 42", "in progress\n") for i in range(4)],
+            id="waiting",
+        ),
+    ],
+)
+def test_variants_that_find_something_or_are_not_acts_stay_silent(steps: list) -> None:
+    out = said(steps)
+    assert not any(out), out
+
+
+def test_a_damaged_memory_of_answers_is_begun_again() -> None:
+    from metacog.perception.call import Call
+    from metacog.senses import vestibular
+
+    call = Call("Bash", "curl -X POST https://a/x", ok=True, result=7, prints=(1,))
+    for damaged in ([1], ["x", 1, 0, "curl"], [[["a", 1], 3, [5]], 1, 0, "curl"], None, "y"):
+        mem = {"answers": {"curl": damaged}}
+        assert vestibular._answered_again(mem, call) is None
+        assert mem["answers"]["curl"][1] == 0  # begun again, not raised
+    huge = {"answers": {str(i): [[], 0, 0, "x"] for i in range(100_000)}}
+    assert vestibular._answered_again(huge, call) is None and len(huge["answers"]) == 1
+
+
+def test_what_the_world_answered_is_kept_when_the_person_speaks() -> None:
+    steps = _edit_and_run(FC1, "scripts/fc1 cmd x", [REMOTE] * 2)
+    steps += [prompt("keep going"), _edit(FC1, 7), bash("scripts/fc1 cmd x", REMOTE)]
+    out = said(steps)
+    assert not any(out[:-1]) and "2 edits of fc1" in out[-1], out

@@ -180,6 +180,22 @@ def script(command: str) -> str:
     return ""
 
 
+# Programs that feed the next stage of a pipeline its words (`echo N | npx …`), and one that
+# waits before the command (`sleep 30 && gh run view`).
+_FEEDERS = frozenset(("echo", "yes", "printf"))
+
+
+def actor(command: str) -> str:
+    """The program a shell command acts with: the first of its pipeline's stages that is not
+    feeding the next its words (`yes | cp a b`: cp); '' where the command first waits
+    (`sleep 30 && gh run view`: waiting is not acting)."""
+    for stage in command[:2000].split("|"):
+        step = first_step(stage)
+        if step and step[0] not in _FEEDERS:
+            return "" if step[0] == "sleep" else step[0]
+    return ""
+
+
 def runs(command_script: str, path: str) -> bool:
     """Whether `path` (an edited file, absolute or not) is the script a command runs, as
     `script` named it: the same path, or one that ends with it."""

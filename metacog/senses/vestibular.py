@@ -37,6 +37,7 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
     asked = ctx.asked_repeat  # the person asked for repetition: none of it is circling
     nothing = _nothing_again(mem, action, calls) if not asked else None
     unchanged = _unchanged(mem, action) if not asked else None
+    answered = _answered_again(mem, action) if not asked else None
     actions = ctx.calls
     repeat = ctx.repeat  # metacog.facts
     if calls - mem.get("quiet_until", -1) < 0:
@@ -67,6 +68,15 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
             f"{unchanged[2]} edits of {short(unchanged[4].rsplit('/', 1)[-1], 40)}, and Bash "
             f"{quote(action.target, 60)} showed the same output after each: the edits change "
             "nothing it shows. What does it run that you have not changed?",
+        )
+    if answered:
+        answered[2] = 1  # said
+        mem["quiet_until"] = calls + cfg["cooldown_calls"]
+        return Signal(
+            NAME,
+            f"Bash {quote(action.target, 70)} gave back, word for word, what an earlier "
+            f"{short(answered[3], 30)} call had answered, {answered[1]} times in a row with "
+            "nothing edited between: the variants change nothing it answers. What do they share?",
         )
     if asked or action.waiting:
         # Waiting on a background job that is still running is not going in circles: the
@@ -177,6 +187,64 @@ def _unchanged(mem: dict, action: Call) -> list | None:
     return run if run[2] >= UNCHANGED_AT and not run[3] else None
 
 
+WORLD = ("runs", "answers")  # memories of what the world answered, kept when the person speaks
+ANSWERS_CAP = 16  # a program's answers remembered, since the last edit
+PROGRAMS_CAP = 16  # programs whose answers are remembered, per window
+ANSWERED_AT = 2  # answers in a row that repeat an earlier one word for word
+
+
+def _answered_again(mem: dict, action: Call) -> list | None:
+    """The memory of the program this passing command acts with, once ANSWERED_AT variants
+    of it in a row (other commands of the program) each gave back, word for word, an answer
+    it had given since the last edit, and that was not said yet (None otherwise; the caller
+    marks it said: [[answer, command that first gave it]…, variants in a row, said, program]). An act tried in variants (other paths of an API, other flags, another answer
+    piped to its prompt) that gets back what it got before has changed nothing. A question
+    (a reader, a search), a test run and waiting are asked again by design: left out."""
+    answers = mem.get("answers")
+    if not isinstance(answers, dict) or len(answers) > PROGRAMS_CAP:
+        answers = mem["answers"] = {}  # damaged, or an older shape: begun again
+    if action.tool in EDIT_TOOLS and action.ok:
+        answers.clear()  # the world changed: an old answer may be news again
+        return None
+    if action.tool != "Bash" or not action.ok or action.empty or action.waiting:
+        return None
+    program = shell.actor(action.target)[:NAME_CAP]
+    if (
+        not program
+        or not action.prints
+        or program in shell.READERS
+        or program in shell.SEEKERS
+        or shell.test_command(action.target)
+    ):
+        return None
+    entry = answers.pop(program, None)
+    if not (
+        isinstance(entry, list)
+        and len(entry) == 4
+        and isinstance(entry[0], list)
+        and all(isinstance(x, int) and not isinstance(x, bool) for x in entry[1:3])
+    ):
+        entry = [[], 0, 0, program]
+    # Each answer with the command that gave it first: the same command again is a repeat,
+    # Vestibular's other count (4 in a row, 3 within 8 calls); a variant is another command.
+    given = {
+        a[0]: a[1]
+        for a in entry[0][-ANSWERS_CAP:]
+        if isinstance(a, list) and len(a) == 2 and all(isinstance(x, int) for x in a)
+    }
+    call = call_key(action)
+    if action.result not in given:
+        entry[1] = 0  # a new answer: the variants are finding something
+        given[action.result] = call
+    elif given[action.result] != call:
+        entry[1] += 1
+    entry[0], entry[3] = [[a, c] for a, c in given.items()][-ANSWERS_CAP:], program
+    answers[program] = entry
+    if len(answers) > PROGRAMS_CAP:
+        del answers[next(iter(answers))]
+    return entry if entry[1] >= ANSWERED_AT and not entry[2] else None
+
+
 def _run(run: object) -> bool:
     """A script's memory as `_unchanged` keeps it: [output checksum, edited since (0/1), edits
     it showed the same output after, said (0/1), the script as the command names it]."""
@@ -257,8 +325,12 @@ def reading(win: dict, ctx: Context) -> str:
 
 
 def on_prompt(win: dict, prompt: str, now: float) -> None:
-    """The person spoke: what was said is said of an earlier request."""
+    """The person spoke: what was said is said of an earlier request. What the world answered
+    stands (a script's output, a program's answers): the person speaking changes no file."""
+    kept = {k: peek(win, NAME).get(k) for k in WORLD}
     forget(win, NAME)
+    if any(v is not None for v in kept.values()):
+        memory(win, NAME).update({k: v for k, v in kept.items() if v is not None})
 
 
 def on_compaction(win: dict, ctx: Context) -> str:
