@@ -337,9 +337,9 @@ def _post(path: str, answer: str) -> dict:
 
 
 def test_variants_of_an_act_that_give_back_what_it_answered_before() -> None:
-    # Four paths of an API, two answers between them: the 3rd and 4th variants each gave back,
-    # word for word, what an earlier one had: the variants change nothing it answers. The
-    # person saying "continue" between changes no answer.
+    # Four paths of an API, two answers between them: the 3rd and 4th variants each gave back
+    # what an earlier one had, not the answer just before: they go round the same answers.
+    # The person saying "continue" between changes no answer (the count begins again there).
     people, mixed = DENIED.format("people"), DENIED.format("mixed_people")
     steps = [
         _post("api/v1/people/search", people),
@@ -348,10 +348,14 @@ def test_variants_of_an_act_that_give_back_what_it_answered_before() -> None:
         _post("v1/people/search", people),
         _post("v1/mixed_people/search", mixed),
     ]
-    steps += [_post(f"v{i}/people/search", people) for i in range(2, 10)]
+    steps += [
+        _post(f"v{i}/{p}/search", a)
+        for i in range(2, 7)
+        for p, a in (("people", people), ("mixed_people", mixed))
+    ]
     out = said(steps)
     assert not any(out[:4]), out
-    assert "word for word" in out[4] and "example.io/v1/mixed_" in out[4], out
+    assert "go round the same answers" in out[4] and "example.io/v1/mixed_" in out[4], out
     assert len(out[4]) <= 300 + len("metacog: ")
     assert not any(out[5:]), out  # said once, past the cooldown too
 
@@ -364,27 +368,101 @@ def test_variants_of_an_act_that_give_back_what_it_answered_before() -> None:
         ),
         pytest.param([_post("api/v1/people/search", "same")] * 3, id="the-same-command-again"),
         pytest.param(
+            [_post("a", "denied"), _post("b", "gone"), _post("a", "denied"), _post("b", "gone")],
+            id="two-commands-in-turn",  # the same two steps: Vestibular's cycle counts those
+        ),
+        pytest.param(
             [
-                _post("a", "same"),
-                _post("b", "same"),
+                _post("a", "denied"),
+                _post("b", "gone"),
+                _post("c", "denied"),
+                _post("d", "moved"),
+                _post("e", "gone"),
+            ],
+            id="a-new-answer-between",
+        ),
+        pytest.param(
+            [
+                _post("a", "denied"),
+                _post("b", "gone"),
                 _edit(FC1, 1),
-                _post("c", "same"),
+                _post("c", "denied"),
                 _edit(FC1, 2),
-                _post("d", "same"),
+                _post("d", "gone"),
             ],
             id="an-edit-between",
         ),
         pytest.param(
-            [bash(f"grep -rn 'KEY{i}' src", "src/a.py:3:KEY = 1\n") for i in range(4)],
+            [
+                bash(f"which {a} {p}", f"/usr/bin/{p}\n")
+                for a in ("", "-a")
+                for p in ("node", "npm")
+            ],
             id="a-search",
         ),
         pytest.param(
-            [bash(f"cat {p}README.md", "# project\n") for p in ("", "./", "/w/", "../w/")],
+            [bash(f"cat {d}{f}", f"# {f}\n") for d in ("", "./") for f in ("a.md", "b.md")],
             id="a-reader",
         ),
         pytest.param(
             [bash(f"sleep {i} && gh run view 42", "in progress\n") for i in range(4)],
             id="waiting",
+        ),
+        pytest.param(
+            [bash(f"curl -s localhost:8080/{r}", "ok\n") for r in ("health", "ready", "live")]
+            + [bash("curl -sS localhost:8080/health", "ok\n")],
+            id="one-answer-that-holds",
+        ),
+        pytest.param(
+            [bash(f"systemctl is-active {s}", "active\n") for s in ("nginx", "redis", "pg")],
+            id="every-service-active",
+        ),
+        pytest.param(
+            [
+                bash(f"curl -s -X POST localhost/items -d n={i}", f'{{"id": "{u}"}}\n')
+                for i, u in enumerate(
+                    (
+                        "123e4567-e89b-12d3-a456-426614174000",
+                        "223e4567-e89b-12d3-a456-426614174001",
+                        "323e4567-e89b-12d3-a456-426614174002",
+                        "423e4567-e89b-12d3-a456-426614174003",
+                    )
+                )
+            ],
+            id="creates-each-with-a-new-id",
+        ),
+        pytest.param(
+            [
+                _post("a", "denied"),
+                _post("b", "gone"),
+                read("/w/README.md"),
+                _post("c", "denied"),
+                read("/w/NOTES.md"),
+                _post("d", "gone"),
+            ],
+            id="other-calls-between",
+        ),
+        pytest.param(
+            [
+                _post("a", "denied"),
+                _post("b", "gone"),
+                bash("sed -i s/v1/v2/ config.ini", ""),
+                _post("c", "denied"),
+                _post("d", "gone"),
+            ],
+            id="a-write-between",
+        ),
+        pytest.param(
+            [
+                bash(f"pytest tests/test_a.py -k {k}", out)
+                for k, out in (
+                    ("a", "1 failed"),
+                    ("b", "2 failed"),
+                    ("c", "1 failed"),
+                    ("d", "2 failed"),
+                )
+            ],
+            id="test-runs",
         ),
     ],
 )
@@ -407,7 +485,24 @@ def test_a_damaged_memory_of_answers_is_begun_again() -> None:
 
 
 def test_what_the_world_answered_is_kept_when_the_person_speaks() -> None:
-    steps = _edit_and_run(FC1, "scripts/fc1 cmd x", [REMOTE] * 2)
-    steps += [prompt("keep going"), _edit(FC1, 7), bash("scripts/fc1 cmd x", REMOTE)]
+    # The output before the person spoke still counts as the one the next edit must change;
+    # the count itself begins again.
+    steps = [bash("scripts/fc1 cmd x", REMOTE), prompt("keep going")]
+    steps += [_edit(FC1, 7), bash("scripts/fc1 cmd x", REMOTE)]
+    steps += [_edit(FC1, 8), bash("scripts/fc1 cmd x", REMOTE)]
     out = said(steps)
     assert not any(out[:-1]) and "2 edits of fc1" in out[-1], out
+
+
+def test_a_prompt_on_an_act_piped_its_answers() -> None:
+    # `echo N | npx …`: the act is npx, whatever answer is piped to its prompt; four answers
+    # piped, its two questions back each time.
+    compiler, turbopack = "? Use React Compiler? No / Yes", "? Use Turbopack? (recommended) Yes"
+    steps = [
+        bash("npx create-next-app@latest web", compiler),
+        bash('echo "N" | npx create-next-app@latest web', turbopack),
+        bash('echo -e "N\\nY" | npx create-next-app@latest web', compiler),
+        bash('printf "N\\n" | npx create-next-app@latest web', turbopack),
+    ]
+    out = said(steps)
+    assert not any(out[:3]) and "another npx call" in out[3], out

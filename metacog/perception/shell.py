@@ -180,20 +180,49 @@ def script(command: str) -> str:
     return ""
 
 
-# Programs that feed the next stage of a pipeline its words (`echo N | npx …`), and one that
-# waits before the command (`sleep 30 && gh run view`).
+# Programs that feed the next stage of a pipeline its words (`echo N | npx …`), and words
+# that run the command after them (`sudo`, `timeout 10`) rather than being it.
 _FEEDERS = frozenset(("echo", "yes", "printf"))
+_RUNNING = frozenset(("env", "time", "sudo", "nohup", "timeout", "exec", "command"))
+STAGES_CAP = 2000  # characters of a command whose pipeline is read
 
 
 def actor(command: str) -> str:
-    """The program a shell command acts with: the first of its pipeline's stages that is not
-    feeding the next its words (`yes | cp a b`: cp); '' where the command first waits
-    (`sleep 30 && gh run view`: waiting is not acting)."""
-    for stage in command[:2000].split("|"):
-        step = first_step(stage)
-        if step and step[0] not in _FEEDERS:
-            return "" if step[0] == "sleep" else step[0]
+    """The program a shell command acts with: the first of its pipeline's stages (split at a
+    `|` outside quotes) that is not feeding the next its words (`yes | cp a b`: cp), past
+    `cd … &&`, `VAR=value` and the words that run a command (`sudo`, `timeout 10`); '' where
+    the command first waits (`sleep 30 && gh run view`: waiting is not acting)."""
+    for stage in _stages(after_cd(command[:STAGES_CAP])):
+        words = stage.split()
+        while words and (
+            words[0] in _RUNNING
+            or words[0].isdigit()
+            or ("=" in words[0] and not words[0].startswith(("-", "'", '"')))
+        ):
+            words = words[1:]
+        program = words[0].rsplit("/", 1)[-1] if words else ""
+        if program and program not in _FEEDERS:
+            return "" if program == "sleep" else program
     return ""
+
+
+def _stages(command: str) -> list[str]:
+    """A command's pipeline stages: split at each `|` (not `||`) outside quotes."""
+    stages, start, quote, i = [], 0, "", 0
+    while i < len(command):
+        c = command[i]
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c == "|":
+            if command[i + 1 : i + 2] == "|":
+                i += 1  # `||`: what runs when the stage before failed, not a stage
+            else:
+                stages.append(command[start:i])
+                start = i + 1
+        i += 1
+    return [*stages, command[start:]]
 
 
 def runs(command_script: str, path: str) -> bool:

@@ -74,9 +74,9 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
         mem["quiet_until"] = calls + cfg["cooldown_calls"]
         return Signal(
             NAME,
-            f"Bash {quote(action.target, 70)} gave back, word for word, what an earlier "
-            f"{short(answered[3], 30)} call had answered, {answered[1]} times in a row with "
-            "nothing edited between: the variants change nothing it answers. What do they share?",
+            f"Bash {quote(action.target, 70)} gave back what another {short(answered[3], 30)} "
+            f"call had answered before: {answered[1]} variants in a row go round the same "
+            "answers. What do all of them share that none changed?",
         )
     if asked or action.waiting:
         # Waiting on a background job that is still running is not going in circles: the
@@ -194,21 +194,27 @@ ANSWERED_AT = 2  # answers in a row that repeat an earlier one word for word
 
 
 def _answered_again(mem: dict, action: Call) -> list | None:
-    """The memory of the program this passing command acts with, once ANSWERED_AT variants
-    of it in a row (other commands of the program) each gave back, word for word, an answer
-    it had given since the last edit, and that was not said yet (None otherwise; the caller
-    marks it said: [[answer, command that first gave it]…, variants in a row, said, program]). An act tried in variants (other paths of an API, other flags, another answer
-    piped to its prompt) that gets back what it got before has changed nothing. A question
-    (a reader, a search), a test run and waiting are asked again by design: left out."""
+    """The memory of the program this passing command acts with, once ANSWERED_AT of its calls
+    in a row were each another command (a variant) that gave back an answer the program had
+    given before, and not its last one: the variants go round among answers already had (the
+    same two 403 bodies from four paths of an API). Not said yet (None otherwise; the caller
+    marks it said: [[answer, command that first gave it]…, variants in a row, said, program,
+    its last answer]). An answer is the output as compared (times, ids masked).
+
+    One answer again and again is something that holds (a health check `ok` from every
+    route, `active` for every service): it starts the count again, as a new answer does, as
+    the same command again does (Vestibular's repeats count those), as any other call between
+    does. A question (a reader, a search), a test run and waiting are left out; an edit or a
+    command that writes makes every answer news again."""
     answers = mem.get("answers")
     if not isinstance(answers, dict) or len(answers) > PROGRAMS_CAP:
         answers = mem["answers"] = {}  # damaged, or an older shape: begun again
     if action.tool in EDIT_TOOLS and action.ok:
         answers.clear()  # the world changed: an old answer may be news again
         return None
-    if action.tool != "Bash" or not action.ok or action.empty or action.waiting:
-        return None
-    program = shell.actor(action.target)[:NAME_CAP]
+    program = ""
+    if action.tool == "Bash" and action.ok and not action.empty:
+        program = shell.actor(action.target)[:NAME_CAP]
     if (
         not program
         or not action.prints
@@ -216,30 +222,43 @@ def _answered_again(mem: dict, action: Call) -> list | None:
         or program in shell.SEEKERS
         or shell.test_command(action.target)
     ):
+        if action.tool == "Bash" and shell.writes(action.target):
+            answers.clear()
+        for entry in answers.values():
+            if isinstance(entry, list) and len(entry) == 5:
+                entry[1] = 0  # another call between: no longer in a row
         return None
+    for name, entry in answers.items():
+        if name != program and isinstance(entry, list) and len(entry) == 5:
+            entry[1] = 0
     entry = answers.pop(program, None)
     if not (
         isinstance(entry, list)
-        and len(entry) == 4
+        and len(entry) == 5
         and isinstance(entry[0], list)
-        and all(isinstance(x, int) and not isinstance(x, bool) for x in entry[1:3])
+        and all(isinstance(x, int) and not isinstance(x, bool) for x in (entry[1], entry[2]))
     ):
-        entry = [[], 0, 0, program]
-    # Each answer with the command that gave it first: the same command again is a repeat,
-    # Vestibular's other count (4 in a row, 3 within 8 calls); a variant is another command.
+        entry = [[], 0, 0, program, None]
     given = {
         a[0]: a[1]
         for a in entry[0][-ANSWERS_CAP:]
         if isinstance(a, list) and len(a) == 2 and all(isinstance(x, int) for x in a)
     }
-    call = call_key(action)
-    if action.result not in given:
-        entry[1] = 0  # a new answer: the variants are finding something
-        given[action.result] = call
-    elif given[action.result] != call:
-        entry[1] += 1
-    entry[0], entry[3] = [[a, c] for a, c in given.items()][-ANSWERS_CAP:], program
+    call, answer = call_key(action), action.result
+    if answer in given and given[answer] != call and answer != entry[4]:
+        entry[1] += 1  # a variant, back at an answer had before its last
+    else:
+        entry[1] = 0
+        given.setdefault(answer, call)
+    entry[0], entry[3], entry[4] = (
+        [[a, c] for a, c in given.items()][-ANSWERS_CAP:],
+        program,
+        answer,
+    )
     answers[program] = entry
+    if shell.writes(action.target):
+        answers.clear()  # it changed the world as it answered
+        return None
     if len(answers) > PROGRAMS_CAP:
         del answers[next(iter(answers))]
     return entry if entry[1] >= ANSWERED_AT and not entry[2] else None
@@ -325,12 +344,21 @@ def reading(win: dict, ctx: Context) -> str:
 
 
 def on_prompt(win: dict, prompt: str, now: float) -> None:
-    """The person spoke: what was said is said of an earlier request. What the world answered
-    stands (a script's output, a program's answers): the person speaking changes no file."""
+    """The person spoke: what was said is said of an earlier request, and counts begin again.
+    What the world answered stands (a script's output, a program's answers): the person
+    speaking changes no file."""
     kept = {k: peek(win, NAME).get(k) for k in WORLD}
     forget(win, NAME)
-    if any(v is not None for v in kept.values()):
-        memory(win, NAME).update({k: v for k, v in kept.items() if v is not None})
+    mem = memory(win, NAME)
+    runs, answers = kept["runs"], kept["answers"]
+    if isinstance(runs, dict):
+        mem["runs"] = {k: [r[0], 0, 0, 0, r[4]] for k, r in runs.items() if _run(r)}
+    if isinstance(answers, dict):
+        mem["answers"] = {
+            k: [e[0], 0, 0, e[3], e[4]]
+            for k, e in answers.items()
+            if isinstance(e, list) and len(e) == 5
+        }
 
 
 def on_compaction(win: dict, ctx: Context) -> str:
