@@ -36,8 +36,9 @@ OUTPUT_KEEP = 4000  # characters of a Bash result's stdout and stderr compared (
 
 # A terminal's escape sequences: colour and cursor codes (CSI `ESC [ … letter`), a title or
 # a link (OSC `ESC ] … BEL`), the short ones (`ESC ( B`, `ESC =`). How a tool paints its
-# output, not what it says: left in, `\x1b[90m 428 |\x1b[39m` is no quoted source line, `\x1b[2m2026-…Z` no
-# time, and a coloured `a.ts:12:5` points nowhere, so one failure met again looked new.
+# output, not what it says: left in, `\x1b[90m 428 |\x1b[39m` is no quoted source line,
+# `\x1b[2m2026-…Z` no time, and a coloured `a.ts:12:5` points nowhere, so one failure met
+# again looked new.
 # Linear: each class of a CSI is disjoint from the next; an OSC stops at the next ESC, or at
 # the end of its line where its terminator is missing (the lines after it are output).
 _ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|[ -/]*[0-~])")
