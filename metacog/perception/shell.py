@@ -42,6 +42,8 @@ READERS = frozenset(
         "nl",
     )
 )
+# Programs that ask (read text, or look for something): asking again is not acting again.
+QUESTIONS = READERS | SEEKERS
 # A shell command that changes files or the repository (`sed -i`, a redirect, `git checkout`).
 _WRITES = re.compile(
     r"sed -i|\b(?:cat|echo|printf)\b[^|]*>|\btee\b|\bpatch\b|\b(?:mv|cp|rm|touch)\b|git (?:apply|checkout|reset|"
@@ -55,20 +57,23 @@ def writes(command: str) -> bool:
     return bool(_WRITES.search(command))
 
 
+# Words before a program that run it rather than being it (`sudo make`, `env X=1 node`).
+_PREFIXES = frozenset(("env", "time", "sudo", "nohup"))
+
+
+def _runs_next(word: str, prefixes: frozenset = _PREFIXES) -> bool:
+    """Whether a command's word runs the word after it: a prefix, or a `VAR=value`."""
+    return word in prefixes or ("=" in word and not word.startswith(("-", "'", '"')))
+
+
 def first_word(command: str) -> str:
     """The program a shell command runs first, past `cd … &&`, `VAR=value` and `env`."""
     for part in (
         command[:500].split("&&")[-1:] if command.lstrip().startswith("cd ") else [command[:500]]
     ):
         for word in part.split():
-            if ("=" in word and not word.startswith(("-", "'", '"'))) or word in (
-                "env",
-                "time",
-                "sudo",
-                "nohup",
-            ):
-                continue
-            return word.rsplit("/", 1)[-1]
+            if not _runs_next(word):
+                return word.rsplit("/", 1)[-1]
     return ""
 
 
@@ -94,8 +99,13 @@ _STEP_END = re.compile(r"\|\|?|;|&&|&(?!>)")
 def first_step(command: str) -> list[str]:
     """The words of a shell command's first step (up to the first pipe, `||`, `;`, `&&` or
     `&`): its program (without its folder), then what it acts on, the last being its object."""
-    words = named_words(_STEP_END.split(after_cd(command), 1)[0])
+    words = _step_words(command)
     return [w.rsplit("/", 1)[-1] if i == 0 else w for i, w in enumerate(words)]
+
+
+def _step_words(command: str) -> list[str]:
+    """The words the first step of a shell command names, as written (`named_words`)."""
+    return named_words(_STEP_END.split(after_cd(command), 1)[0])
 
 
 # Programs (and their subcommands) that run a project's tests, past the wrappers below.
@@ -168,7 +178,7 @@ def script(command: str) -> str:
     script an interpreter runs (`uv run python tools/x.py`); '' for a program on the PATH,
     which runs its own code whatever file it is given (`mypy app.py`, `nginx -t -c
     nginx.conf`, `grep x app.py`)."""
-    for word in named_words(_STEP_END.split(after_cd(command), 1)[0]):
+    for word in _step_words(command):
         name = word.rsplit("/", 1)[-1]
         if name in WRAPPERS or name in INTERPRETERS:
             continue  # runs the next word
@@ -183,7 +193,7 @@ def script(command: str) -> str:
 # Programs that feed the next stage of a pipeline its words (`echo N | npx …`), and words
 # that run the command after them (`sudo`, `timeout 10`) rather than being it.
 _FEEDERS = frozenset(("echo", "yes", "printf"))
-_RUNNING = frozenset(("env", "time", "sudo", "nohup", "timeout", "exec", "command"))
+_RUNNING = _PREFIXES | {"timeout", "exec", "command"}
 STAGES_CAP = 2000  # characters of a command whose pipeline is read
 
 
@@ -194,11 +204,7 @@ def actor(command: str) -> str:
     the command first waits (`sleep 30 && gh run view`: waiting is not acting)."""
     for stage in _stages(after_cd(command[:STAGES_CAP])):
         words = stage.split()
-        while words and (
-            words[0] in _RUNNING
-            or words[0].isdigit()
-            or ("=" in words[0] and not words[0].startswith(("-", "'", '"')))
-        ):
+        while words and (_runs_next(words[0], _RUNNING) or words[0].isdigit()):
             words = words[1:]
         program = words[0].rsplit("/", 1)[-1] if words else ""
         if program and program not in _FEEDERS:

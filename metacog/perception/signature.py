@@ -73,10 +73,11 @@ _VOLATILE = re.compile(
 # `re` tries the rest only where the class matches, not the whole pattern at every
 # position. A temp path has `/`, a root word and `/`; a time `\d:\d`; a duration a digit
 # and a unit's first letter; an address `0x`; a uuid (its last part) or a hex run 12 hex
-# digits; a pid its word, separators and a digit, or Node's `(node:` and a digit. Linear: after its first character each
-# alternative is fixed-width but the separator run, which one character (a digit) ends
-# and which only the word just before it starts. `\d` is every script's digits, a lookup
-# per character that doubles the scan of ASCII text, where it is 0-9.
+# digits; a pid its word, separators and a digit, or Node's `(node:` and a digit. Linear:
+# after its first character each alternative is fixed-width but the separator run, which
+# one character (a digit) ends and which only the word just before it starts. `\d` is every
+# script's digits, a lookup per character that doubles the scan of ASCII text, where it is
+# 0-9.
 _MAY_VARY_ANY = (
     r"[/{D}a-fA-FpPtT](?:(?<=/)(?ai:tmp|var|temp)/"
     r"|(?<=[{D}])(?: ?[smun\u00b5\u03bc]|:[{D}]|(?<=0)[xX])"

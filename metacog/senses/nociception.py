@@ -228,7 +228,7 @@ def _around(mem: dict, action: Call, win: dict, ctx: Context, cfg: dict) -> Sign
         return None
     if not action.ok or action.tool != "Bash" or action.mistake or action.target == guarded[-1][4]:
         return None
-    from metacog.perception.shell import READERS, SEEKERS, after_cd, first_step, named_words
+    from metacog.perception.shell import QUESTIONS, after_cd, first_step, named_words
 
     last = guarded[-1]
     program = (first_step(last[4]) or [""])[0]  # a damaged memory may hold no command
@@ -237,8 +237,7 @@ def _around(mem: dict, action: Call, win: dict, ctx: Context, cfg: dict) -> Sign
     if (
         len(turns) < min(cfg["stale_at"], GUARD_CAP)
         or not head
-        or head[0] in READERS
-        or head[0] in SEEKERS
+        or head[0] in QUESTIONS
         or last[2] not in named_words(action.target)
     ):
         return None

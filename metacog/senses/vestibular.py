@@ -43,6 +43,7 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
     if calls - mem.get("quiet_until", -1) < 0:
         # Counted above, said later: a re-read or an empty search is not used up in the cooldown.
         return None
+    until = calls + cfg["cooldown_calls"]  # the cooldown, should this call say something
     if reread:
         key, text = reread
         said = mem["said_reads"]
@@ -50,30 +51,29 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
         said[key] = ctx.reads[key]
         while len(said) > SAID_CAP:
             del said[next(iter(said))]
-        mem["quiet_until"] = calls + cfg["cooldown_calls"]
-        return Signal(NAME, text)
+        return _say(mem, until, text)
     if nothing:
         nothing[2] = 1  # said
-        mem["quiet_until"] = calls + cfg["cooldown_calls"]
-        return Signal(
-            NAME,
+        return _say(
+            mem,
+            until,
             f"{action.tool} {quote(action.target)} has found nothing {nothing[0]} times, "
             "with nothing changed between. Is what you look for somewhere else, or named otherwise?",
         )
     if unchanged:
         unchanged[3] = 1  # said
-        mem["quiet_until"] = calls + cfg["cooldown_calls"]
-        return Signal(
-            NAME,
+        return _say(
+            mem,
+            until,
             f"{unchanged[2]} edits of {short(unchanged[4].rsplit('/', 1)[-1], 40)}, and Bash "
             f"{quote(action.target, 60)} showed the same output after each: the edits change "
             "nothing it shows. What does it run that you have not changed?",
         )
     if answered:
         answered[2] = 1  # said
-        mem["quiet_until"] = calls + cfg["cooldown_calls"]
-        return Signal(
-            NAME,
+        return _say(
+            mem,
+            until,
             f"Bash {quote(action.target, 70)} gave back what another {short(answered[3], 30)} "
             f"call had answered before: {answered[1]} variants in a row go round the same "
             "answers. What do all of them share that none changed?",
@@ -84,9 +84,9 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
         return None
     if repeat >= cfg["same_action"] and action.ok:
         if repeat % cfg["same_action"] == 0:
-            mem["quiet_until"] = calls + cfg["cooldown_calls"]
-            return Signal(
-                NAME,
+            return _say(
+                mem,
+                until,
                 f"{action.tool} {quote(action.target)} {repeat} times in a row with the "
                 "same result. What do you expect to be different next time?",
             )
@@ -98,23 +98,39 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
         if key not in said:
             said.append(key)
             del said[:-AGAIN_SAID_CAP]
-            mem["quiet_until"] = calls + cfg["cooldown_calls"]
-            return Signal(
-                NAME,
+            return _say(
+                mem,
+                until,
                 f"{action.tool} {quote(action.target)} {again} times in the last "
                 f"{AGAIN_SPAN} calls with the same result and nothing edited between. What do you "
                 "expect it to show next time?",
             )
     cycle = _cycle(actions, cfg["cycle_repeats"]) if not asked else None
     if cycle:
-        mem["quiet_until"] = calls + cfg["cooldown_calls"]
         steps = " → ".join(f"{tool} {quote(target, 40)}" for tool, target, _ in cycle)
-        return Signal(
-            NAME,
+        return _say(
+            mem,
+            until,
             f"the same {len(cycle)} steps {cfg['cycle_repeats']} times over with unchanged results: "
             f"{steps}. What would break the cycle?",
         )
     return None
+
+
+def _say(mem: dict, quiet_until: int, text: str) -> Signal:
+    """An observation, and nothing more from this sense before call `quiet_until` (its
+    cooldown: what comes due meanwhile is counted, and said after)."""
+    mem["quiet_until"] = quiet_until
+    return Signal(NAME, text)
+
+
+def _bounded(mem: dict, name: str, cap: int) -> dict:
+    """This sense's map `name`, of at most `cap` keys: begun again where it is damaged or
+    larger (a map of 200,000 keys, one dropped from its front per call, took 20 s)."""
+    kept = mem.get(name)
+    if not isinstance(kept, dict) or len(kept) > cap:
+        kept = mem[name] = {}
+    return kept
 
 
 EMPTY_AT = 3  # the same search answering "nothing" this often, nothing changed between
@@ -127,10 +143,7 @@ def _nothing_again(mem: dict, action: Call, calls: int) -> list | None:
     more with no edit and no writing command since the first time, and not said yet (None
     otherwise): asking again what the world already answered, however far apart (issue 17,
     class 3). The caller marks it said ([times, call of the last, said])."""
-    empty = mem.get("empty")
-    if not isinstance(empty, dict) or len(empty) > EMPTY_CAP:
-        # Damaged (a map of 200,000 keys, one dropped per call from its front, took 20 s).
-        empty = mem["empty"] = {}
+    empty = _bounded(mem, "empty", EMPTY_CAP)
     tool = action.tool
     if tool in EDIT_TOOLS or (tool == "Bash" and writes(action.target)):
         empty.clear()  # the world changed: an empty answer may not hold any more
@@ -161,9 +174,7 @@ def _unchanged(mem: dict, action: Call) -> list | None:
     fix that never reaches the remote side). Only what the command runs counts (its program
     as a file, an interpreter's script): a checker given the file (`mypy app.py`, `nginx -t`)
     passing again is the file holding, as a test that passes again is the tests holding."""
-    runs = mem.get("runs")
-    if not isinstance(runs, dict) or len(runs) > RUNS_CAP:
-        runs = mem["runs"] = {}  # damaged, or an older shape: begun again
+    runs = _bounded(mem, "runs", RUNS_CAP)
     if action.tool in EDIT_TOOLS and action.ok and action.path:
         for run in runs.values():
             if _run(run) and shell.runs(run[4], str(action.path)):
@@ -206,31 +217,22 @@ def _answered_again(mem: dict, action: Call) -> list | None:
     the same command again does (Vestibular's repeats count those), as any other call between
     does. A question (a reader, a search), a test run and waiting are left out; an edit or a
     command that writes makes every answer news again."""
-    answers = mem.get("answers")
-    if not isinstance(answers, dict) or len(answers) > PROGRAMS_CAP:
-        answers = mem["answers"] = {}  # damaged, or an older shape: begun again
-    if action.tool in EDIT_TOOLS and action.ok:
+    answers = _bounded(mem, "answers", PROGRAMS_CAP)
+    if (action.tool in EDIT_TOOLS and action.ok) or (
+        action.tool == "Bash" and shell.writes(action.target)
+    ):
         answers.clear()  # the world changed: an old answer may be news again
         return None
     program = ""
-    if action.tool == "Bash" and action.ok and not action.empty:
+    if action.tool == "Bash" and action.ok and not action.empty and action.prints:
         program = shell.actor(action.target)[:NAME_CAP]
-    if (
-        not program
-        or not action.prints
-        or program in shell.READERS
-        or program in shell.SEEKERS
-        or shell.test_command(action.target)
-    ):
-        if action.tool == "Bash" and shell.writes(action.target):
-            answers.clear()
-        for entry in answers.values():
-            if isinstance(entry, list) and len(entry) == 5:
-                entry[1] = 0  # another call between: no longer in a row
-        return None
+        if program in shell.QUESTIONS or shell.test_command(action.target):
+            program = ""
     for name, entry in answers.items():
         if name != program and isinstance(entry, list) and len(entry) == 5:
-            entry[1] = 0
+            entry[1] = 0  # another call between: no longer in a row
+    if not program:
+        return None
     entry = answers.pop(program, None)
     if not (
         isinstance(entry, list)
@@ -256,9 +258,6 @@ def _answered_again(mem: dict, action: Call) -> list | None:
         answer,
     )
     answers[program] = entry
-    if shell.writes(action.target):
-        answers.clear()  # it changed the world as it answered
-        return None
     if len(answers) > PROGRAMS_CAP:
         del answers[next(iter(answers))]
     return entry if entry[1] >= ANSWERED_AT and not entry[2] else None
