@@ -1,6 +1,6 @@
 """`metacog report` over the real sessions in ../shared/transcripts (not copied into this
 repository: this module skips, saying so, when the folder is not beside it). The folder
-grows (49 sessions, then 72): the checks are on what holds for every session in it and on
+grows (49 sessions, then 72, 163, 243): the checks are on what holds for every session in it and on
 labelled episodes (LABELS.jsonl), not on its size."""
 
 from __future__ import annotations
@@ -32,9 +32,11 @@ def test_the_shared_history_reads_whole_and_finds_the_labelled_loops(shared: dic
     labelled = {json.loads(line)["file"] for line in (TRANSCRIPTS / "LABELS.jsonl").open()}
     assert out["files"]["listed"] == len(listed)
     assert out["files"]["read"] == len(labelled) and out["files"]["empty"] == 0
-    # Only the labels file itself is no transcript.
-    assert [(Path(s["file"]).name, s["reason"]) for s in out["skipped"]] == [
-        ("LABELS.jsonl", "not a Claude Code transcript (no user or assistant line)")
+    # Only the label files (LABELS.jsonl, and CLAIMS.jsonl since 2026-12-06) are no transcripts.
+    labels = sorted(p.name for p in listed if p.stem.isupper())
+    assert labels and "LABELS.jsonl" in labels
+    assert sorted((Path(s["file"]).name, s["reason"]) for s in out["skipped"]) == [
+        (name, "not a Claude Code transcript (no user or assistant line)") for name in labels
     ]
     by_name = {Path(s["file"]).name: s for s in out["sessions"]}
     assert set(by_name) == labelled
