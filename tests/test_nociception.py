@@ -333,9 +333,36 @@ def test_the_stale_observation_backs_off_within_one_stretch() -> None:
         agent_text(send(bash_failure(error, command=cmd))) for _ in range(8) for cmd, error in cycle
     ]
     spoken = [i for i, t in enumerate(texts) if "showed nothing" in t]
-    assert spoken and len(spoken) <= 3, (spoken, texts)
+    # Two readings of "nothing new" count on their own, each backing off twice as far each
+    # time (`_stale`: little new, from the second; `_bare`: no new line, from the third):
+    # at most one word in four calls over the stretch, and never closer than before.
+    assert spoken and len(spoken) <= len(texts) // 4, (spoken, texts)
     gaps = [b - a for a, b in itertools.pairwise(spoken)]
-    assert all(b > a for a, b in itertools.pairwise(gaps)), spoken
+    assert all(b >= a for a, b in itertools.pairwise(gaps)), spoken
+    assert gaps[-1] > gaps[1], spoken
+
+
+def test_the_third_obstacle_that_brought_no_line_at_all_is_said_after_an_early_word() -> None:
+    # Three failures seen before, in turn: `_stale` speaks at the second that brought little
+    # (call 4), before it is plain that the agent goes on; the third that brought no line at
+    # all (call 5) is said by `_bare`, which counts on its own.
+    cycle = [
+        ("make db", "Exit code 2\ndb: lock_timeout on table users_v2"),
+        ("make seed", "Exit code 2\nseed: relation users_v2 does not exist"),
+        ("make api", "Exit code 2\napi: cannot reach db_host at port 5432"),
+    ]
+    texts = [
+        agent_text(send(bash_failure(error, command=cmd))) for _ in range(2) for cmd, error in cycle
+    ]
+    assert [bool(t) for t in texts] == [False] * 4 + [True] * 2, texts
+    assert "3 obstacles in the last 3 calls" in texts[5], texts[5]
+    # Its look-alike: each failure brings a line never shown (another row each time).
+    fresh = [
+        agent_text(send({**bash_failure(f"{error} (row {n})", command=cmd), "session_id": "fresh"}))
+        for n in range(2)
+        for cmd, error in cycle
+    ]
+    assert not any("showed nothing" in t for t in fresh), fresh
 
 
 def test_a_damaged_count_of_stale_observations_is_read_as_none() -> None:
@@ -344,7 +371,7 @@ def test_a_damaged_count_of_stale_observations_is_read_as_none() -> None:
 
     ctx = Context({"nociception": dict(nociception.DEFAULTS)}, {}, {})
     ctx.obstacle = True
-    ctx.obstacles = [(1, 1, 0.0, 0, False), (2, 2, 0.0, 0, False)]
+    ctx.obstacles = [(1, 1, 0.0, 0, False, 0), (2, 2, 0.0, 0, False, 0)]
     mem = {"stale_times": -5}
     said = nociception._stale(mem, Call("Bash", "x", sig=""), ctx, ctx.cfg["nociception"])
     assert said is not None and mem["stale_times"] == 1

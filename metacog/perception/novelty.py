@@ -273,10 +273,10 @@ ASKED_CAP = 64  # questions whose bare answers, places whose empty ones, are rem
 
 def _gain(
     shown: list, prints: list, named: list, calls: int, cap: int = SEEN_CAP
-) -> tuple[float, int]:
+) -> tuple[float, int, int]:
     """(share of the result's lines not shown within SPAN calls, how many of the lines that
-    name something were not shown either, wherever they point); all are remembered as shown
-    now. A line is a fingerprint, or a pair of them (metacog.perception.novelty.read): new
+    name something were not shown either, wherever they point, how many lines were not shown
+    at all); all are remembered as shown now. A line is a fingerprint, or a pair of them (metacog.perception.novelty.read): new
     when no fingerprint of it was shown.
 
     `shown` is the window's memory of what it showed (`_shown`): one entry per call, [call
@@ -316,7 +316,7 @@ def _gain(
     # a result with no new line brings no news. (Not exact: one new plain line beside
     # named lines a passing call showed still lets one of them count.)
     news = min(sum(p in fresh for p in named), new)
-    return (new / len(distinct) if distinct else 0.0), news
+    return (new / len(distinct) if distinct else 0.0), news, new
 
 
 _PRINT = re.compile(r"[0-9a-f]{6}(?: [0-9a-f]{6})*")  # a call's fingerprints, as `_gain` keeps them
@@ -481,17 +481,18 @@ def is_obstacle(action: Call) -> bool:
 class Reading:
     """What novelty read of one call (metacog.facts hands it to the senses in the Context)."""
 
-    __slots__ = ("gain", "news", "obstacle", "obstacles")
+    __slots__ = ("fresh", "gain", "news", "obstacle", "obstacles")
 
     def __init__(self) -> None:
         self.gain = 0.0  # share of the result's lines the window had not shown lately
         self.news = 0  # of those new lines, how many name something (a path, a name, a code)
+        self.fresh = 1  # how many lines the window had not shown lately (0: nothing at all)
         # The call failed, was refused, or a question came back empty; or it passed showing
         # only what failures showed (`_echoes`).
         self.obstacle = False
         # The window's obstacles not overcome since, oldest first: (call number, model turn,
-        # gain, new lines that name something, whether it was an empty answer).
-        self.obstacles: list[tuple[int, int, float, int, bool]] = []
+        # gain, new lines that name something, whether it was an empty answer, new lines).
+        self.obstacles: list[tuple[int, int, float, int, bool, int]] = []
 
 
 def update(win: dict, action: Call, prints: list, named: list, main: bool = True) -> Reading:
@@ -519,7 +520,7 @@ def update(win: dict, action: Call, prints: list, named: list, main: bool = True
     if action.empty:
         # An empty answer: its one line, nothing found at that place (metacog.perception.action), is
         # news until the place has been searched; an edit since makes it news again.
-        out.gain, out.news = _gain(shown, prints[:1], [], calls, cap)
+        out.gain, out.news, out.fresh = _gain(shown, prints[:1], [], calls, cap)
         nothing = mem.get("nothing")
         if not isinstance(nothing, list):
             nothing = mem["nothing"] = []
@@ -529,15 +530,17 @@ def update(win: dict, action: Call, prints: list, named: list, main: bool = True
         # A failure that says only that it failed (`Exit code 1`): what it tells is the answer
         # to the question the call asked, news the first time that question is asked and
         # nothing the next (whatever words say so).
-        out.news = _fresh(mem, action, calls)
+        out.news = out.fresh = _fresh(mem, action, calls)
         out.gain = float(out.news)
     elif main or not action.ok:
-        out.gain, out.news = _gain(shown, prints, named, calls, cap)
+        out.gain, out.news, out.fresh = _gain(shown, prints, named, calls, cap)
     else:
         out.gain = 1.0  # a subagent's success: not remembered, not weighed
     weighed = out.gain  # before a shorter result makes it news: a wall is no shorter list
     if _shrank(mem, action, len(prints)):
-        out.gain = 1.0  # the same call shows less of what it showed: some of it got fixed
+        # The same call shows less of what it showed: some of it got fixed (news of a kind no
+        # new line carries).
+        out.gain, out.fresh = 1.0, max(out.fresh, 1)
     obstacles = mem.get("obstacles")
     if not isinstance(obstacles, list):
         obstacles = mem["obstacles"] = []
@@ -548,15 +551,15 @@ def update(win: dict, action: Call, prints: list, named: list, main: bool = True
     if echo:
         # The same call passing now, printing what it printed failing (`Exit code 1` gone
         # from a shorter result), met the wall again: nothing new, whatever it shrank by.
-        out.obstacle, out.gain = True, 0.0
+        out.obstacle, out.gain, out.fresh = True, 0.0, 0
     # What the window met lately, less what has since been overcome: the same call working
     # now (a test red then green, a server that finished booting) changed what mattered.
     passed = action.ok and not action.empty and not echo
     obstacles[:] = [
-        o
+        o if len(o) == 7 else [*o, 1]  # an older version's, without its new lines: some
         for o in obstacles
         if isinstance(o, list)
-        and len(o) == 6
+        and len(o) in (6, 7)
         and all(isinstance(x, int) for x in o)
         and 0 <= calls - o[0] < OBSTACLE_SPAN
         and not (passed and o[3] == call)
@@ -564,6 +567,7 @@ def update(win: dict, action: Call, prints: list, named: list, main: bool = True
     if out.obstacle:
         turn = turns.turn(action, {"calls": calls})
         empty = int(bool(action.empty))
-        obstacles.append([calls, turn, round(100 * out.gain), call, out.news, empty])
-    out.obstacles = [(o[0], o[1], o[2] / 100, o[4], bool(o[5])) for o in obstacles]
+        fresh = min(out.fresh, 99)
+        obstacles.append([calls, turn, round(100 * out.gain), call, out.news, empty, fresh])
+    out.obstacles = [(o[0], o[1], o[2] / 100, o[4], bool(o[5]), o[6]) for o in obstacles]
     return out

@@ -127,8 +127,8 @@ class Context:
         # what failures had shown (metacog.perception.novelty).
         self.obstacle = False
         # The window's recent obstacles not overcome since, oldest first: (call number, model
-        # turn, gain, new lines that name something, whether it was an empty answer).
-        self.obstacles: list[tuple[int, int, float, int, bool]] = []
+        # turn, gain, new lines that name something, whether it was an empty answer, new lines).
+        self.obstacles: list[tuple[int, int, float, int, bool, int]] = []
         self._calls: list[Call] | None = None  # the window's calls once asked: `calls`
         self._reach: tuple = (None, None)  # (the action, its reach) once asked: `reach`
         self.terms: list[str] = []  # the names the person's request mentioned
@@ -184,7 +184,8 @@ class Context:
     def brought_nothing(self, obstacle: tuple) -> bool:
         """Whether an obstacle of `obstacles` brought nothing new: at most Nociception's share
         of new lines and of new lines that name something (thresholds fitted for it by
-        benchmarks/fit_stale.py), whichever sense asks."""
+        benchmarks/fit_stale.py), whichever sense asks. (An obstacle with no new line at all,
+        `obstacle[5] == 0`, is one of these: its share is 0.)"""
         cfg = self.cfg["nociception"]
         return obstacle[2] <= cfg["stale_gain"] and obstacle[3] <= cfg["stale_news"]
 

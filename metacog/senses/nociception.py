@@ -39,6 +39,12 @@ DEFAULTS = {
     # Where every such obstacle was an empty answer (a search, a listing that found nothing),
     # this many: questions that find nothing are how a search goes, for a while.
     "stale_empty_at": 3,
+    # Obstacles that brought no line at all the window had not shown (a refusal again, the
+    # same failure word for word, nothing found again), whatever else was said of them: this
+    # many, each in its own model turn, within stale_bare_span calls. Counted on their own,
+    # so that a word said early (at stale_at) does not hide what goes on being met.
+    "stale_bare_at": 3,
+    "stale_bare_span": 15,
     # Calls failing one after another, in this many model turns, with nothing between that
     # worked (not even an edit), whatever each said: nothing the agent tries works.
     "failing_at": 5,
@@ -53,6 +59,8 @@ LIMITS = {
     "stale_gain": (0.0, 1.0),
     "stale_news": (0, 1000),
     "stale_empty_at": (2, 1000),
+    "stale_bare_at": (2, 1000),
+    "stale_bare_span": (2, 60),
     "failing_at": (2, 1000),
 }
 
@@ -76,7 +84,11 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
         # A success, a new error, or another call of the same attempt (a parallel batch is one
         # attempt): the streak has nothing to say; obstacles that bring nothing new may, and
         # failures of every kind with nothing between that worked.
-        return _stale(mem, action, ctx, cfg) or _nothing_works(mem, action, ctx, cfg)
+        return (
+            _stale(mem, action, ctx, cfg)
+            or _bare(mem, action, ctx, cfg)
+            or _nothing_works(mem, action, ctx, cfg)
+        )
     count = ctx.streak.count
     level = mem.get("level", 0)
     steps = (cfg["observe_at"], cfg["socratic_at"], cfg["directive_at"], cfg["person_at"])
@@ -155,21 +167,16 @@ def _stale(mem: dict, action: Call, ctx: Context, cfg: dict, streak: int = 0) ->
         # (the same test failing before the streak's own first attempt, which a changed
         # summary line began anew): what it fails on had been met before it began, so it is
         # past the streak's count already. A new error's second attempt is the streak's.
-        recent = [(turn, gain, news) for at, turn, gain, news, _ in ctx.obstacles if at > since]
-        own = list(dict.fromkeys(turn for turn, _, _ in reversed(recent)))[:streak]
-        fresh = {
-            t for t, gain, news in recent if gain > cfg["stale_gain"] or news > cfg["stale_news"]
-        }
+        recent = [o for o in ctx.obstacles if o[0] > since]
+        own = list(dict.fromkeys(o[1] for o in reversed(recent)))[:streak]
+        fresh = {o[1] for o in recent if not ctx.brought_nothing(o)}
         before = {turn for _, turn, *_ in ctx.obstacles} - set(own)
         if len(own) < streak or fresh & set(own) or not before:
             return None
-    # Nothing new: few new lines, and few of them naming something (a failure that brings a
-    # new path, name or code may be the next step of progress, however much else repeats).
-    stale = [
-        (at, turn, empty)
-        for at, turn, gain, news, empty in ctx.obstacles
-        if at > since and gain <= cfg["stale_gain"] and news <= cfg["stale_news"]
-    ]
+    # Nothing new: no new line, or few new lines and none naming something (a failure that
+    # brings a new path, name or code may be the next step of progress, however much else
+    # repeats; metacog.senses.contract.Context.brought_nothing).
+    stale = [(o[0], o[1], o[4]) for o in ctx.obstacles if o[0] > since and ctx.brought_nothing(o)]
     turns = {turn for _, turn, _ in stale}
     need = cfg["stale_empty_at"] if all(empty for *_, empty in stale) else cfg["stale_at"]
     # Said again in the same stretch only once twice as many have come since (as Habit and
@@ -181,7 +188,36 @@ def _stale(mem: dict, action: Call, ctx: Context, cfg: dict, streak: int = 0) ->
     if ctx.responses and ctx.responses <= number(mem.get("said_at")):
         return None
     mem["stale_said"], mem["said_at"], mem["stale_times"] = calls, ctx.responses, times + 1
-    span = calls - stale[0][0] + 1
+    return _nothing_new(action, len(turns), calls - stale[0][0] + 1)
+
+
+def _bare(mem: dict, action: Call, ctx: Context, cfg: dict) -> Signal | None:
+    """The same principle read strictly: obstacles that brought no line at all the window had
+    not shown lately, in `stale_bare_at` model turns within `stale_bare_span` calls, since
+    this was last said (again only once twice as many have come, as for `_stale`). Its own
+    count, each backing off on its own: a word said at the second obstacle (`_stale`), before
+    it was plain that the agent would go on, does not make the third news, nor the third the
+    fourth (measured: sharing one count lost two catches of `_stale`'s and gained nothing)."""
+    if not ctx.obstacles:
+        mem.pop("bare_times", None)  # every obstacle overcome or long past: a new stretch
+        return None
+    if not ctx.obstacle or ctx.obstacles[-1][5]:
+        return None
+    calls = ctx.obstacles[-1][0]
+    since = max(calls - cfg["stale_bare_span"], number(mem.get("bare_said")))
+    bare = [o for o in ctx.obstacles if o[0] > since and o[5] == 0]
+    turns = {o[1] for o in bare}
+    times = min(max(number(mem.get("bare_times")), 0), 6)  # bounded whatever the state says
+    if len(turns) < cfg["stale_bare_at"] << times:
+        return None
+    if ctx.responses and ctx.responses <= number(mem.get("said_at")):
+        return None
+    mem["bare_said"], mem["said_at"], mem["bare_times"] = calls, ctx.responses, times + 1
+    return _nothing_new(action, len(turns), calls - bare[0][0] + 1)
+
+
+def _nothing_new(action: Call, obstacles: int, span: int) -> Signal:
+    """What `_stale` and `_bare` say: the obstacle met now, named, and how many lately."""
     if action.empty:
         what = f"{action.tool} {quote(action.target, 60)} found nothing"
     elif action.ok:
@@ -192,7 +228,7 @@ def _stale(mem: dict, action: Call, ctx: Context, cfg: dict, streak: int = 0) ->
         what = f"{what} again" if what.startswith(action.tool) else f"again {what}"
     return Signal(
         NAME,
-        f"{what}: {len(turns)} obstacles in the last {span} calls whose results showed nothing "
+        f"{what}: {obstacles} obstacles in the last {span} calls whose results showed nothing "
         "the session had not already shown. What will you find out first, instead of trying "
         "again?",
     )
