@@ -145,7 +145,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     session.exitstatus = pytest.ExitCode.TESTS_FAILED
     lines = [
         f"this run wrote into the checkout {config.rootpath} (a test or what it ran must use a "
-        "temporary folder; or someone edited it during the run):",
+        "temporary folder; or someone changed it during the run: an edit, a commit):",
         *(f"  {line}" for line in found),
     ]
     if config.stash[NOT_GIT]:

@@ -1,6 +1,7 @@
 """A run that writes into the checkout fails and names what it wrote (tests/checkout_guard.py);
 one that writes only into its temporary folders passes. Each runs pytest on a checkout of its
-own (pytester), a git repository or, without one, a plain folder."""
+own (pytester), a git repository or, without one, a plain folder. The quick suite keeps the
+first two; what each kind of change reads as, and the tools' folders, are slow."""
 
 from __future__ import annotations
 
@@ -75,6 +76,7 @@ def test_a_run_that_writes_only_into_its_temporary_folders_passes(
     assert "the checkout changed" not in result.stdout.str()
 
 
+@pytest.mark.slow  # a pytest run of its own per case
 @pytest.mark.parametrize(
     ("action", "line"),
     [
@@ -96,6 +98,7 @@ def test_a_change_to_a_tracked_or_an_ignored_file_is_named(
     result.stdout.fnmatch_lines([f"*{line}*"])
 
 
+@pytest.mark.slow  # a pytest run of its own per case
 def test_a_file_already_changed_before_the_run_is_seen_changing_again(
     pytester: pytest.Pytester,
 ) -> None:
@@ -106,6 +109,7 @@ def test_a_file_already_changed_before_the_run_is_seen_changing_again(
     result.stdout.fnmatch_lines(["*changed: README.txt*"])
 
 
+@pytest.mark.slow  # a pytest run of its own per case
 def test_tools_folders_are_not_the_checkout_changing(pytester: pytest.Pytester) -> None:
     made = [".pytest_cache/x", "pkg/__pycache__/m.pyc", ".hypothesis/c", "m.egg-info/PKG-INFO"]
     action = "; ".join(
