@@ -208,6 +208,10 @@ def files(config_dir: str, root: str) -> list[str]:
 # `load` returns is never changed by its readers (the defaults themselves are returned
 # without files). One process has one schema (metacog.schema's), so it is not in the key.
 HELD: dict[tuple[str, str], dict] | None = None
+# Replay only, with HELD: a layer over every file, the project's too (replay's learning off:
+# a transcript's project that turns learning on in its own settings must not bring today's
+# learned rules into a session replayed as it was).
+OVER: dict = {}
 
 
 def load(config_dir: str, root: str, defaults: dict, limits: dict) -> dict:
@@ -216,7 +220,10 @@ def load(config_dir: str, root: str, defaults: dict, limits: dict) -> dict:
     if HELD is not None:
         values = HELD.get((config_dir, root))
         if values is None:
-            values = HELD[(config_dir, root)] = _load(config_dir, root, defaults, limits)
+            values = _load(config_dir, root, defaults, limits)
+            if OVER:
+                values = merge(values, OVER, defaults, limits)
+            HELD[(config_dir, root)] = values
         return values
     return _load(config_dir, root, defaults, limits)
 

@@ -369,12 +369,15 @@ def _replay(
 @contextlib.contextmanager
 def _held() -> Iterator[None]:
     """The session's state and the settings kept in this process for the replay (state.HELD,
-    config.HELD): the live hook's path is unchanged, and what the senses read is the same."""
+    config.HELD), learning off over every settings file (config.OVER): the live hook's path
+    is unchanged, and what the senses read is the same."""
     state.HELD, config.HELD, handlers.FELT = {}, {}, []
+    config.OVER = NO_LEARNING
     try:
         yield
     finally:
         state.HELD = config.HELD = handlers.FELT = None
+        config.OVER = {}
 
 
 def _handle(payload: dict, size: int, state_dir: str, now: float) -> dict | None:

@@ -1,5 +1,6 @@
 """Shared fixtures: every test runs with its own metacog home; none may touch the real one;
-and none passes while a sense or a handler raised (the strict mode)."""
+none passes while a sense or a handler raised (the strict mode); and no run passes that
+wrote into the checkout (tests/checkout_guard.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import pytest
 
 from metacog.fsutil import STRICT
 
-pytest_plugins = ("pytester",)  # tests/test_contract.py runs the strict mode on a sample
+# pytester: tests/test_contract.py runs the strict mode on a sample.
+pytest_plugins = ("pytester", "checkout_guard")
 
 RECORD = re.compile(r"^(.+) failed \(pid \d+\):$", re.MULTILINE)  # metacog.fsutil.strict's heading
 

@@ -290,7 +290,8 @@ def test_replay_never_hears_the_rules_learned_since(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A replay runs the senses as of that session: today's learned rules (the project's
-    learnings file, the global store) stay out, and nothing is written to them."""
+    learnings file, the global store) stay out, even where the project's settings turn
+    learning on, and nothing is written to them."""
     import learningtest
     from learningtest import DAY, LOOP, project_records
 
@@ -313,6 +314,13 @@ def test_replay_never_hears_the_rules_learned_since(
     path.write_text("".join(json.dumps({**entry, "cwd": root}) + "\n" for entry in lines))
     stored = project_records(root)
 
+    heard = [s["text"] for s in metacog.replay.replay(str(path))["signals"]]
+    assert not [t for t in heard if "lessons from earlier sessions" in t], heard
+    assert heard and all("same error" in t for t in heard), heard
+    assert project_records(root) == stored
+    # Nor where the transcript's project turns learning on in its own settings.
+    settings = Path(root) / ".claude" / "metacog.toml"
+    settings.write_text("[learning]\nenabled = true\n")
     heard = [s["text"] for s in metacog.replay.replay(str(path))["signals"]]
     assert not [t for t in heard if "lessons from earlier sessions" in t], heard
     assert heard and all("same error" in t for t in heard), heard
