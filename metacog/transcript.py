@@ -194,12 +194,13 @@ def _parse(line: bytes, out: Reading, pending: dict, seen: int) -> None:
         return  # a line cut by a concurrent writer, or not JSON (however it fails): skipped
     if not isinstance(entry, dict):
         return
+    main = entry.get("isSidechain") is not True  # a subagent's line: its context, not the main's
     meta = entry.get("compactMetadata")
     if isinstance(meta, dict):
         out.compacted = True
         out.tokens = 0  # the last usage is stale until the next response
         pre = meta.get("preTokens")
-        if isinstance(pre, int) and not isinstance(pre, bool):
+        if main and isinstance(pre, int) and not isinstance(pre, bool):
             out.held = max(out.held, pre)
         return
     message = entry.get("message")
@@ -213,7 +214,7 @@ def _parse(line: bytes, out: Reading, pending: dict, seen: int) -> None:
         tokens = usage_tokens(message.get("usage"))
         if tokens:
             out.tokens = tokens
-            if entry.get("isSidechain") is not True:
+            if main:
                 out.held = max(out.held, tokens)
             model = message.get("model")
             out.model = model if isinstance(model, str) else out.model

@@ -151,6 +151,13 @@ def test_a_subagents_context_says_nothing_of_the_main_window(tmp_path: Path) -> 
     assert "context is 141K of 200K tokens (70%)" in said, said
 
 
+def test_a_subagents_compaction_says_nothing_of_the_main_window(tmp_path: Path) -> None:
+    log = Transcript(tmp_path / "t.jsonl")
+    log.compaction(pre_tokens=224_255, sidechain=True)
+    said = _growth(log, "claude-sonnet-4-5-20250929")
+    assert "context is 141K of 200K tokens (70%)" in said, said
+
+
 @pytest.mark.parametrize(
     "model",
     [

@@ -97,13 +97,15 @@ class Transcript:
         self.add(call)
         self.add(result)
 
-    def compaction(self, pre_tokens: int = 170000, trigger: str = "auto") -> None:
+    def compaction(
+        self, pre_tokens: int = 170000, trigger: str = "auto", sidechain: bool = False
+    ) -> None:
         """A compaction's boundary, shaped as the real transcripts write it (2.1.37 to 2.1.177):
         its fields but the ids and the time."""
         self.add(
             {
                 "parentUuid": None,
-                "isSidechain": False,
+                "isSidechain": sidechain,
                 "type": "system",
                 "subtype": "compact_boundary",
                 "content": "Conversation compacted",
