@@ -160,7 +160,10 @@ def _fill(ctx: Context) -> None:
     section = ctx.cfg.get("o2")
     setting = section.get("context_window", 0) if isinstance(section, dict) else 0
     ctx.tokens = tokens
-    ctx.context_window = transcript.context_window(context.get("model", ""), setting)
+    # The model's window, widened by what this session's context has held (past 200K: 1M),
+    # so that no level is said against a window the session already outgrew.
+    window = transcript.context_window(context.get("model", ""), setting)
+    ctx.context_window = transcript.outgrown(window, max(number(context.get("held")), tokens))
     ctx.fill = tokens / ctx.context_window
 
 

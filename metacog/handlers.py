@@ -49,6 +49,10 @@ def _read_transcript(st: dict, event: Event, cfg: dict, state_dir: str, now: flo
                 _queue(st, note)
     if news.tokens:
         context["tokens"], context["model"] = news.tokens, news.model or context.get("model", "")
+    held = context.get("held")
+    held = held if isinstance(held, int) and not isinstance(held, bool) else 0
+    if news.held > held:  # what the window must have room for: it never shrinks (facts._fill)
+        context["held"] = news.held
     context["responses"] = context.get("responses", 0) + news.responses
     cwd = event.cwd
     refused = []

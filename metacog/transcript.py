@@ -90,10 +90,23 @@ def response_id(message: dict) -> str | None:
 class Reading:
     """What the new part of the transcript said."""
 
-    __slots__ = ("compacted", "last_response", "model", "refused", "responses", "tokens", "turns")
+    __slots__ = (
+        "compacted",
+        "held",
+        "last_response",
+        "model",
+        "refused",
+        "responses",
+        "tokens",
+        "turns",
+    )
 
     def __init__(self) -> None:
         self.tokens = 0  # context used at the latest response (0: none seen)
+        # The most the main thread's context held in these lines (a response's usage, a
+        # compaction's preTokens): what the window must have room for. A subagent's lines
+        # (isSidechain) are its own context, perhaps another model's: not counted.
+        self.held = 0
         self.responses = 0  # new model responses (one response may span several lines)
         self.last_response = ""  # its message id, carried in the cursor to the next read
         self.model = ""
@@ -181,9 +194,14 @@ def _parse(line: bytes, out: Reading, pending: dict, seen: int) -> None:
         return  # a line cut by a concurrent writer, or not JSON (however it fails): skipped
     if not isinstance(entry, dict):
         return
-    if isinstance(entry.get("compactMetadata"), dict):
+    main = entry.get("isSidechain") is not True  # a subagent's line: its context, not the main's
+    meta = entry.get("compactMetadata")
+    if isinstance(meta, dict):
         out.compacted = True
         out.tokens = 0  # the last usage is stale until the next response
+        pre = meta.get("preTokens")
+        if main and isinstance(pre, int) and not isinstance(pre, bool):
+            out.held = max(out.held, pre)
         return
     message = entry.get("message")
     if not isinstance(message, dict):
@@ -196,6 +214,8 @@ def _parse(line: bytes, out: Reading, pending: dict, seen: int) -> None:
         tokens = usage_tokens(message.get("usage"))
         if tokens:
             out.tokens = tokens
+            if main:
+                out.held = max(out.held, tokens)
             model = message.get("model")
             out.model = model if isinstance(model, str) else out.model
         for block in tool_uses(message):
@@ -237,6 +257,24 @@ _TARGET_KEYS = (
 )
 
 
+# The model families whose ids Claude Code 2.1.328 gives a 1,000,000-token window natively,
+# from the version named (its model catalog, `context: {window: 1e6, native_1m: true}`, read
+# from the pinned CLI: Opus 4.7 and 4.8, every 5.x model, every Fable and Mythos id). Older
+# ids have 200,000 and reach 1M only with `[1m]`, which transcripts do not write.
+NATIVE_1M = {"opus": (4, 7), "sonnet": (5, 0), "haiku": (5, 0), "fable": (0, 0), "mythos": (0, 0)}
+WINDOWS = (200_000, 1_000_000)  # the windows Claude Code gives a model
+
+
+def _version(rest: str) -> tuple[int, int]:
+    """The (major, minor) an id names after its family ("4-8", "4-20250514", "5"): 1 or 2
+    digits each, so that a date is no version; (0, 0) where none is named."""
+    parts = [*rest.split("-"), ""][:2]
+    if not (parts[0].isdigit() and len(parts[0]) <= 2):
+        return (0, 0)
+    minor = int(parts[1]) if parts[1].isdigit() and len(parts[1]) <= 2 else 0
+    return (int(parts[0]), minor)
+
+
 def context_window(model: str, configured: int = 0, env: dict | None = None) -> int:
     """The model's window, as Claude Code 2.1.328 computes it (FACTS.md, "Context window")."""
     if configured > 0:
@@ -247,12 +285,10 @@ def context_window(model: str, configured: int = 0, env: dict | None = None) -> 
     if "[1m]" in lowered:
         window = 1_000_000
     else:
-        for family in ("opus-", "sonnet-", "haiku-"):
-            at = lowered.find(family)
+        for family, since in NATIVE_1M.items():
+            at = lowered.find(family + "-")
             if at >= 0:
-                major = lowered[at + len(family) :].split("-", 1)[0]
-                # 1 or 2 digits: in "claude-3-5-sonnet-20241022" the date is not a version.
-                if major.isdigit() and len(major) <= 2 and int(major) >= 5:
+                if _version(lowered[at + len(family) + 1 :]) >= since:
                     window = 1_000_000
                 break
         else:
@@ -262,6 +298,15 @@ def context_window(model: str, configured: int = 0, env: dict | None = None) -> 
     if env.get("CLAUDE_CODE_DISABLE_1M_CONTEXT") and window > 200_000:
         window = 200_000
     return window
+
+
+def outgrown(window: int, held: int) -> int:
+    """The window once the session's context has held `held` tokens. A context never holds
+    more than its window, so past it the window is the next one Claude Code gives (past
+    200K, the 1M of a `[1m]` id the transcript does not name); never the old one again."""
+    if held <= window:
+        return window
+    return next((w for w in WINDOWS if w >= held), held)
 
 
 def autocompact_at(window: int) -> int:

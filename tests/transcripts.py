@@ -28,9 +28,12 @@ class Transcript:
         with self.path.open("a") as fh:
             fh.write(json.dumps(entry, separators=(",", ":")) + "\n")
 
-    def usage(self, tokens: int, model: str = "claude-opus-5-5") -> None:
+    def usage(self, tokens: int, model: str = "claude-opus-5-5", sidechain: bool = False) -> None:
+        """A response's usage; `sidechain`: a subagent's line in the main file, as transcripts
+        before subagents had files of their own wrote it."""
         entry = _first("assistant")
         self.n += 1
+        entry["isSidechain"] = sidechain
         entry["message"]["id"] = f"msg_t{self.n}"
         entry["message"]["model"] = model
         entry["message"]["usage"].update(
@@ -94,11 +97,20 @@ class Transcript:
         self.add(call)
         self.add(result)
 
-    def compaction(self) -> None:
+    def compaction(
+        self, pre_tokens: int = 170000, trigger: str = "auto", sidechain: bool = False
+    ) -> None:
+        """A compaction's boundary, shaped as the real transcripts write it (2.1.37 to 2.1.177):
+        its fields but the ids and the time."""
         self.add(
             {
+                "parentUuid": None,
+                "isSidechain": sidechain,
                 "type": "system",
                 "subtype": "compact_boundary",
-                "compactMetadata": {"trigger": "auto", "preTokens": 170000},
+                "content": "Conversation compacted",
+                "isMeta": False,
+                "level": "info",
+                "compactMetadata": {"trigger": trigger, "preTokens": pre_tokens},
             }
         )
