@@ -386,13 +386,9 @@ def test_progress_only_on_a_terminal() -> None:
 
 
 def test_counts_and_durations_read_at_a_glance() -> None:
-    assert [terminal.count(n) for n in (999, 12_345, 123_456, 1_234_567, 17_000_000)] == [
-        "999",
-        "12,345",
-        "123K",
-        "1.2M",
-        "17M",
-    ]
+    assert [
+        terminal.count(n) for n in (999, 12_345, 123_456, 1_234_567, 17_000_000, 2_287_349_956)
+    ] == ["999", "12,345", "123K", "1.2M", "17M", "2.3B"]
     assert [terminal.duration(s) for s in (42, 125, 3725)] == ["42s", "2m 05s", "1h 02m"]
 
 

@@ -138,9 +138,17 @@ def test_the_page_draws_every_timeline_in_a_real_browser(tmp_path: Path) -> None
     source = page.read_text()
     assert not re.search(r"<link|<img|\ssrc=|url\(|@import", source), "the page must load nothing"
     assert "default-src 'none'" in source
-    # The failing command of a.jsonl came back in b.jsonl: a recurring problem, in words.
-    recurring = source.split("<h2>Recurring: problems and mistakes that came back</h2>", 1)[1]
-    assert re.match(r"<p>.*?</p><table>.*?<td>ZeroDivisionError", recurring), recurring[:600]
+    # The failing command of a.jsonl came back in b.jsonl: a recurring problem, in words, on
+    # the first screen with the line for CLAUDE.md and a link to the session where it cost
+    # most, and in the full table folded below.
+    top = source.split('<h2 class="first">What keeps coming back</h2>', 1)[1].split("</ol>")[0]
+    assert re.match(r'<ol class="top"><li><span class="what">ZeroDivisionError', top), top[:600]
+    assert "CLAUDE.md: <code>When `ZeroDivisionError" in top
+    assert re.search(r'worst: <a href="#session-(\d+)">', top)
+    linked = re.search(r'worst: <a href="#session-(\d+)">', top).group(1)
+    assert f'<div class="session" id="session-{linked}">' in source
+    recurring = source.split("<summary>Recurring: every problem and mistake that came back", 1)[1]
+    assert re.search(r"</p><table>.*?<td>ZeroDivisionError", recurring), recurring[:600]
     assert "e+0" not in source  # token counts read as 1.2M, never 1.19175e+06
 
     dom = browse(page, tmp_path, "--dump-dom").stdout
