@@ -1,6 +1,12 @@
 """`metacog report --html FILE`: one self-contained page, no network, no external assets.
 
-The totals are plain HTML; each session's timeline is drawn by the page's own script
+Its first screen (1400x900) answers what a person opens it for: what loops cost (time,
+calls, tokens, and their share of all the work), when (chart.py's inline SVG), what keeps
+coming back (the top recurring problems, each with its line for CLAUDE.md), and whether
+metacog would have helped. Everything else is below it, folded: tables show 10 rows and
+the rest one click away, and the timelines are grouped by project, worst first.
+
+The figures are plain HTML; each session's timeline is drawn by the page's own script
 from the data embedded in it (calls along the time axis, errors, what metacog said and
 would have said, where loops began and ended). A Content-Security-Policy forbids every
 fetch, so the page cannot reach out even if someone edits it.
@@ -200,7 +206,7 @@ def _headline(report: dict) -> list[str]:
     plural = "s" if total["sessions"] != 1 else ""
     projects = len(report["projects"])
     live = total["live_sessions"]
-    active = f"metacog active in {live:,}" if live else "metacog not active in any"
+    active = f"metacog active in {live:,} of them" if live else "metacog was active in none"
     cards = [
         (
             duration(total.get("loop_active_seconds", 0.0)),
@@ -252,13 +258,13 @@ def _would_help_line(report: dict) -> str:
     if not would["spoken_in"]:
         return (
             f"<b>Would it have helped?</b> {where}; it would have spoken in none of their "
-            f"{would['loops']:,} loops."
+            f"{would['loops']:,} loop{'s' if would['loops'] != 1 else ''}."
         )
     after = would.get("calls_after_share")
     rest = f"; {round(100 * after)}% of those loops' calls came after that point" if after else ""
     return (
         f"<b>Would it have helped?</b> {where}: it would have spoken in {would['spoken_in']:,} of "
-        f"their {would['loops']:,} loops, a median {num(would['median_calls_in'])} calls into "
+        f"their {would['loops']:,} loop{'s' if would['loops'] != 1 else ''}, a median {num(would['median_calls_in'])} calls into "
         f"them{rest}."
     )
 
@@ -316,6 +322,11 @@ def render(report: dict) -> str:
     helped_line = _would_help_line(report)
     if helped_line:
         parts.append(f'<p class="helped">{helped_line}</p>')
+    if total["live_sessions"]:
+        # Where metacog was active, the comparison that exists is the answer (below, open).
+        verdict = report["helped"]["verdict"]
+        verdict = html.escape(verdict[:1].upper() + verdict[1:])
+        parts.append(f'<p class="helped"><b>Did it help?</b> {verdict}</p>')
     parts += _top_recurring(report, index)
     parts += _projects(report)
     parts += _helped(report)
