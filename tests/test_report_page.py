@@ -273,6 +273,7 @@ MEASURE = r"""<script>
   });
   var out = {
     headline: bottom('.cost'), chart: bottom('svg.chart'), first_problem: bottom('ol.top li'),
+    last_problem: bottom('ol.top li:last-child'),
     page_width: document.documentElement.scrollWidth, window_width: window.innerWidth,
     outside: outside.slice(0, 20), open_table_rows: rows,
     dark: matchMedia('(prefers-color-scheme: dark)').matches,

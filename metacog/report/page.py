@@ -229,8 +229,10 @@ def _headline(report: dict) -> list[str]:
     out = [
         "<h1>What loops cost you</h1>",
         f'<p class="period">metacog report: {total["sessions"]:,} session{plural} in {projects:,} '
-        f"project{'s' if projects != 1 else ''}, {period} (UTC); {active}. Active time: pauses "
-        "over 5 minutes count as 5 minutes.</p>",
+        f"project{'s' if projects != 1 else ''}, {period} (UTC); {active}. "
+        f"{total['calls']:,} tool calls, {total['errors']:,} errors; metacog said "
+        f"{total['said']:,} thing(s), and would have said {total['would_say']:,} where it was not "
+        "active. Active time: pauses over 5 minutes count as 5 minutes.</p>",
         '<div class="cost">'
         + "".join(
             f"<div><b>{html.escape(v)}</b><span>{html.escape(t)}</span></div>" for v, t in cards
