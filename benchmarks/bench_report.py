@@ -7,9 +7,11 @@ about 1 GB) from the lines of the captured Claude Code 2.1.328 transcript
 (tests/fixtures): prompts, assistant lines with usage, passing Bash and Read calls
 with outputs of realistic size, and every fifth session an error loop. Then times, as
 separate processes on the same files: a baseline that only streams every line through
-`json.loads` (the floor any reader pays), and the real `metacog report DIR --json`. The
-report's peak memory is its maximum resident set (getrusage of the child). The history
-goes to a temporary folder (checked for free space first) and is deleted afterwards.
+`json.loads` (the floor any reader pays), the real `metacog report DIR --json`, and
+`metacog report DIR --html FILE` (the page, with every session's timeline: issue 41's bar
+is 15x the baseline for 200 sessions, `--sessions 200`). The report's peak memory is its
+maximum resident set (getrusage of the child). The history goes to a temporary folder
+(checked for free space first) and is deleted afterwards.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from statistics import median
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = [
@@ -33,6 +36,7 @@ SAMPLE = [
     .splitlines()
 ]
 CALLS = 60  # per session: the shared real transcripts average 58
+PAGE_BAR = 15.0  # issue 41: the page within 15x the time of streaming the history's JSON
 OUTPUT_BYTES = 3500  # per passing call's result at scale 1 (it is in the line twice: content and toolUseResult)
 
 
@@ -132,6 +136,18 @@ print(n)
 """
 
 
+RENDER = """
+import sys, time
+from metacog import report
+from metacog.cli.report import files
+from metacog.report import page
+built = report.build(files([sys.argv[1]]), timelines=True)
+start = time.perf_counter()
+page.write(sys.argv[2], built)
+print(time.perf_counter() - start)
+"""
+
+
 def _tree(pid: int) -> list[int]:
     """The process and every descendant (from /proc: ppid of each)."""
     children: dict[int, list[int]] = {}
@@ -164,10 +180,11 @@ def _pss_kib(pid: int) -> int:
     return 0
 
 
-def run(argv: list[str], env: dict) -> tuple[float, int, int, bytes, int]:
+def run(argv: list[str], env: dict) -> tuple[float, int, int, bytes, int, float]:
     """Wall seconds, peak resident KiB, exit code and stdout of one child process (its own
-    rusage from wait4: RUSAGE_CHILDREN would be the largest of every child so far), and the
-    peak memory of its whole process tree (the report's workers), sampled every 50 ms."""
+    rusage from wait4: RUSAGE_CHILDREN would be the largest of every child so far), the
+    peak memory of its whole process tree (the report's workers), sampled every 50 ms, and
+    the CPU seconds of the child and the workers it reaped."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         proc = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env)
@@ -189,6 +206,7 @@ def run(argv: list[str], env: dict) -> tuple[float, int, int, bytes, int]:
             proc.returncode,
             out.read() + err.read()[-500:] * (proc.returncode != 0),
             max(tree_peak, usage.ru_maxrss),
+            usage.ru_utime + usage.ru_stime,
         )
 
 
@@ -202,6 +220,9 @@ def main() -> int:
         help="output size per call, 1.0 = about 500 KB a session",
     )
     parser.add_argument("--keep", help="generate into this folder and keep it")
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="rounds of the baseline, --json and --html"
+    )
     args = parser.parse_args()
     where = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="metacog-bench-report-"))
     needed = int(args.sessions * CALLS * (OUTPUT_BYTES * args.scale + 3000) * 1.3)
@@ -221,12 +242,14 @@ def main() -> int:
         print(
             f"generated {args.sessions:,} sessions, {size / 1e6:,.0f} MB in {time.perf_counter() - started:.1f} s"
         )
-        base_s, base_kib, _, lines, _ = run([sys.executable, "-c", BASELINE, str(where)], env)
+        base_s, base_kib, _, lines, _, base_cpu = run(
+            [sys.executable, "-c", BASELINE, str(where)], env
+        )
         print(
             f"baseline (stream every line through json.loads): {base_s:.1f} s, peak {base_kib / 1024:.0f} MB, "
             f"{int(lines):,} lines"
         )
-        report_s, report_kib, code, out, tree_kib = run(
+        report_s, report_kib, code, out, tree_kib, _ = run(
             [sys.executable, "-m", "metacog", "report", str(where), "--json"], env
         )
         if code != 0:
@@ -242,6 +265,42 @@ def main() -> int:
             f"peak {report_kib / 1024:.0f} MB ({tree_kib / 1024:.0f} MB with its workers, PSS); "
             f"{totals['sessions']:,} sessions, {totals['calls']:,} calls, {totals['episodes']:,} loops, "
             f"{os.cpu_count()} cores"
+        )
+        # The page's bar, in rounds of the baseline, --json and --html one after the other:
+        # on a shared machine one run can land in a busy second; the medians are the figures.
+        # --html and --json replay the same; what the page adds is their difference.
+        rounds: list[tuple[float, float, float, float, float]] = []
+        page = home / "report.html"
+        for n in range(args.rounds):
+            if n:
+                base_s, _, _, _, _, base_cpu = run(
+                    [sys.executable, "-c", BASELINE, str(where)], env
+                )
+                report_s = run(
+                    [sys.executable, "-m", "metacog", "report", str(where), "--json"], env
+                )[0]
+            page_s, page_kib, code, out, _, page_cpu = run(
+                [sys.executable, "-m", "metacog", "report", str(where), "--html", str(page)], env
+            )
+            if code != 0:
+                print(f"metacog report --html exited {code}: {out.decode(errors='replace')[-800:]}")
+                return 1
+            rounds.append((page_s / base_s, page_cpu / base_cpu, report_s / base_s, page_s, base_s))
+            print(
+                f"round {n + 1}: baseline {base_s:.1f} s, --json {report_s:.1f} s "
+                f"({report_s / base_s:.1f}x), --html {page_s:.1f} s ({page_s / base_s:.1f}x; CPU with "
+                f"its workers {page_cpu:.1f} s against {base_cpu:.1f} s, {page_cpu / base_cpu:.1f}x), "
+                f"page {page.stat().st_size / 1e6:.1f} MB, peak {page_kib / 1024:.0f} MB"
+            )
+        render = run([sys.executable, "-c", RENDER, str(where), str(page)], env)
+        render_s = float(render[3].split()[-1])
+        ratio = median(r[0] for r in rounds)
+        print(
+            f"page bar: --html median {ratio:.1f}x the baseline over {len(rounds)} round(s) "
+            f"(CPU {median(r[1] for r in rounds):.1f}x; --json {median(r[2] for r in rounds):.1f}x); "
+            f"bar {PAGE_BAR:g}x: {'within' if ratio <= PAGE_BAR else 'OVER'}. The page itself "
+            f"(render and write from the report): {render_s:.2f} s, "
+            f"{render_s / median(r[4] for r in rounds):.2f}x the baseline"
         )
     finally:
         shutil.rmtree(home, ignore_errors=True)

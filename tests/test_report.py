@@ -386,13 +386,9 @@ def test_progress_only_on_a_terminal() -> None:
 
 
 def test_counts_and_durations_read_at_a_glance() -> None:
-    assert [terminal.count(n) for n in (999, 12_345, 123_456, 1_234_567, 17_000_000)] == [
-        "999",
-        "12,345",
-        "123K",
-        "1.2M",
-        "17M",
-    ]
+    assert [
+        terminal.count(n) for n in (999, 12_345, 123_456, 1_234_567, 17_000_000, 2_287_349_956)
+    ] == ["999", "12,345", "123K", "1.2M", "17M", "2.3B"]
     assert [terminal.duration(s) for s in (42, 125, 3725)] == ["42s", "2m 05s", "1h 02m"]
 
 
@@ -459,6 +455,63 @@ def test_recurring_problems_across_sessions_and_projects(tmp_path: Path) -> None
     line = next(x for x in shown.splitlines() if x.strip().startswith("ZeroDivisionError"))
     assert line.split()[-6:-2] == ["3", "9", "8", terminal.count(row["loop_tokens"])]
     assert line.split()[-2:] == ["2026-01-01", "2026-03-01"]
+    # Where it cost most: a and c (4 calls in a loop each, the earlier read first), then b.
+    assert [Path(f).name for f in row["worst_sessions"]] == ["a.jsonl", "c.jsonl", "b.jsonl"]
+    assert row["claude_md"].startswith("When `ZeroDivisionError")
+    assert row["loop_active_seconds"] == 40.0 + 30.0  # a: t=20 to 60 s; c: its 4 failures
+
+
+def test_a_claude_md_line_for_every_kind_of_mistake_and_any_problem() -> None:
+    from metacog.perception.symptoms import MISTAKES
+    from metacog.report import recurring
+
+    for _, kind, _ in MISTAKES:
+        assert recurring.advice(kind) == recurring.ADVICE[kind], kind
+        assert recurring.advice(f"{kind} Bash") == recurring.ADVICE[kind]
+        assert "(" not in recurring.short(kind) and recurring.short(f"{kind} Bash").endswith(
+            "(Bash)"
+        )
+    assert recurring.advice("Sibling tool call errored").startswith("When one of several")
+    assert recurring.advice("repeated Bash npm test").startswith("Do not run `npm test` again")
+    assert recurring.advice("nothing found by Grep TODO").startswith("`Grep TODO` found nothing")
+    long = "E" * 300 + " | exit 1"
+    line = recurring.advice(long)
+    assert line.startswith("When `" + "E" * 89 + "…`") and "exit 1" not in line
+    assert recurring.advice("a `quoted` error").startswith("When `a 'quoted' error`")
+
+
+def test_active_time_counts_a_pause_as_five_minutes_and_says_how_far_in_a_sense_spoke(
+    tmp_path: Path,
+) -> None:
+    later = transcript(
+        tmp_path / "later.jsonl", "FFFFP", start=datetime(2026, 1, 1, 3, tzinfo=timezone.utc)
+    )
+    path = transcript(tmp_path / "s.jsonl", "PFFFFRP")
+    path.write_text(path.read_text() + later.read_text())  # the person came back 3 hours on
+    later.unlink()
+    out = report(str(path))
+    [session] = out["sessions"]
+    # 70 s, then 3 hours counted as 300 s, then the later part's 50 s.
+    assert session["active_seconds"] == 70 + 300 + 50
+    first, second = session["episodes"]
+    assert (first["active_seconds"], first["seconds"]) == (40.0, 40.0)
+    # The second loop: its four failures 10 s apart, then the end of the transcript.
+    assert second["active_seconds"] == 30.0 and not second["resolved"]
+    totals = out["totals"]
+    assert totals["active_seconds"] == 420 and totals["loop_active_seconds"] == 70.0
+    assert totals["loop_seconds"] == first["seconds"] + second["seconds"]  # wall clock, as before
+    # Both loops: a sense would have spoken at their 3rd call, with 1 of their 4 calls to come.
+    assert [(e["side"], e["calls_in"], e["calls"]) for e in (first, second)] == [
+        ("silent", 3, 4),
+        ("silent", 3, 4),
+    ]
+    assert out["would_help"] == {
+        "sessions": 1,
+        "loops": 2,
+        "spoken_in": 2,
+        "median_calls_in": 3,
+        "calls_after_share": 0.25,
+    }
 
 
 def test_the_same_report_from_one_process_or_several(tmp_path: Path) -> None:

@@ -12,6 +12,8 @@ short arrays), so a history of thousands of sessions fits in little memory.
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left, bisect_right
+from itertools import pairwise
 from statistics import mean, median
 
 from metacog.report import episodes, recurring
@@ -23,6 +25,17 @@ TEXT_CAP = 400
 PROBLEMS_KEPT = (
     200  # per session: the most frequent; a session of thousands of distinct errors is capped
 )
+# Active time: a pause longer than this (a night, a meeting) counts as this long, as the
+# page draws it and as benchmarks/bench_report_loops.py times labelled episodes. Wall clock
+# would let one session left open over a weekend outweigh a month of work.
+PAUSE = 300.0
+
+
+def active(times: list[float], t0: float, t1: float) -> float:
+    """Seconds of work between t0 and t1: the gaps between consecutive `times` (sorted)
+    inside the stretch, each counted PAUSE at most."""
+    inside = times[bisect_left(times, t0) : bisect_right(times, t1)]
+    return round(sum(min(b - a, PAUSE) for a, b in pairwise(inside)), 3)
 
 
 def _sense_of(said: dict, by_at: dict[int, list[dict]]) -> str:
@@ -50,6 +63,7 @@ def summarize(result: dict, timelines: bool = False, keep_calls: bool = False) -
     loops = episodes.find(calls, [s["at"] for s in signals if episodes.is_loop(s["sense"])])
     live_loop_at = sorted(s["at"] for s in said if episodes.is_loop(s["sense"]))
     replay_loop_at = sorted(s["at"] for s in signals if episodes.is_loop(s["sense"]))
+    times = sorted([c.get("ts", 0.0) for c in calls] + list(result.get("prompts") or []))
     found = []
     for ep in loops:
         order = ep["_order"]
@@ -58,6 +72,8 @@ def summarize(result: dict, timelines: bool = False, keep_calls: bool = False) -
         would = next((a for a in replay_loop_at if a in inside), None)
         at = spoke if spoke is not None else would
         kind = "spoke" if spoke is not None else "silent" if would is not None else "unseen"
+        t0 = calls[ep["start"]].get("ts", 0.0)
+        t1 = calls[ep["end"] if ep["end"] is not None else ep["last"]].get("ts", 0.0)
         found.append(
             {
                 "start": ep["start"],
@@ -73,12 +89,16 @@ def summarize(result: dict, timelines: bool = False, keep_calls: bool = False) -
                 "spoke_at": at,
                 "calls_after": episodes.calls_after(ep, at) if at is not None else None,
                 "tokens_after": episodes.tokens_after(calls, ep, at) if at is not None else None,
-                "t0": calls[ep["start"]].get("ts", 0.0),
-                "t1": calls[ep["end"] if ep["end"] is not None else ep["last"]].get("ts", 0.0),
+                "t0": t0,
+                "t1": t1,
+                "active_seconds": active(times, t0, t1),
+                # The loop's call (1: its first) at which a sense spoke or would have.
+                "calls_in": order.index(at) - order.index(ep["start"]) + 1
+                if at is not None
+                else None,
             }
         )
-    times = [c.get("ts", 0.0) for c in calls] + list(result.get("prompts") or [])
-    started = min(times) if times else 0.0
+    started = times[0] if times else 0.0
     problems: dict[str, dict] = {}
     for c in calls:
         if not c.get("ok", True):
@@ -91,11 +111,13 @@ def summarize(result: dict, timelines: bool = False, keep_calls: bool = False) -
         row["loops"] += 1
         row["loop_calls"] += ep["calls"]
         row["loop_tokens"] += ep["tokens"]
+        row["loop_active_seconds"] = round(row["loop_active_seconds"] + ep["active_seconds"], 3)
     summary = {
         "file": result.get("file", ""),
         "project": result.get("cwd", "") or "(unknown)",
         "started": started,
-        "ended": max(times) if times else 0.0,
+        "ended": times[-1] if times else 0.0,
+        "active_seconds": active(times, started, times[-1]) if times else 0.0,
         "live": live,
         "calls": len(calls),
         "errors": sum(1 for c in calls if not c.get("ok", True)),
@@ -122,6 +144,7 @@ def _problem_row(ts: float) -> dict:
         "loops": 0,
         "loop_calls": 0,
         "loop_tokens": 0,
+        "loop_active_seconds": 0.0,
         "first_seen": ts,
         "last_seen": ts,
     }
@@ -198,6 +221,7 @@ class Tally:
             "projects": dict(sorted(self.projects.items(), key=lambda kv: -kv[1]["calls"])),
             "per_sense": per_sense,
             "helped": helped(self.after, self.open, self.tokens_after),
+            "would_help": would_help(self.sessions),
             "recurring": self.recurring.finish(),
             "skipped": self.skipped,
             "empty_files": self.empty,
@@ -232,6 +256,8 @@ def _zero() -> dict:
         "loop_calls": 0,
         "loop_seconds": 0.0,
         "loop_tokens": 0,
+        "active_seconds": 0.0,
+        "loop_active_seconds": 0.0,
     }
 
 
@@ -240,6 +266,7 @@ def _count(row: dict, session: dict) -> None:
     row["live_sessions"] += session["live"]
     for key in ("calls", "errors", "tokens"):
         row[key] += session[key]
+    row["active_seconds"] = round(row["active_seconds"] + session["active_seconds"], 3)
     row["said"] += len(session["said"])
     row["would_say"] += 0 if session["live"] else len(session["would_say"])
     for ep in session["episodes"]:
@@ -248,6 +275,7 @@ def _count(row: dict, session: dict) -> None:
         row["loop_calls"] += ep["calls"]
         row["loop_seconds"] = round(row["loop_seconds"] + ep["seconds"], 3)
         row["loop_tokens"] += ep["tokens"]
+        row["loop_active_seconds"] = round(row["loop_active_seconds"] + ep["active_seconds"], 3)
 
 
 def _timeline(calls: list[dict], started: float, prompts: list[float]) -> dict:
@@ -311,3 +339,20 @@ def helped(
             "difference is a hint, not proof that metacog caused it"
         )
     return out
+
+
+def would_help(sessions: list[dict]) -> dict:
+    """Where metacog was not active: in how many loops a sense would have spoken, how many
+    calls into them, and the share of their calls that came after that point."""
+    replayed = [s for s in sessions if not s["live"]]
+    loops = [e for s in replayed for e in s["episodes"]]
+    spoken = [e for e in loops if e["side"] == "silent" and e.get("calls_in")]
+    calls = sum(e["calls"] for e in spoken)
+    after = sum(max(0, e["calls"] - e["calls_in"]) for e in spoken)
+    return {
+        "sessions": len(replayed),
+        "loops": len(loops),
+        "spoken_in": len(spoken),
+        "median_calls_in": median(e["calls_in"] for e in spoken) if spoken else None,
+        "calls_after_share": round(after / calls, 3) if calls else None,
+    }

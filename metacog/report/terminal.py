@@ -12,7 +12,9 @@ WIDTH = 78
 
 
 def count(n: float) -> str:
-    """1,234 and 12.3K, 4.5M: a token count in a column."""
+    """1,234 and 12.3K, 4.5M, 2.3B: a token count in a column."""
+    if n >= 1_000_000_000:
+        return f"{n / 1e9:.1f}B"
     if n >= 10_000_000:
         return f"{n / 1e6:.0f}M"
     if n >= 1_000_000:
