@@ -2,10 +2,11 @@
 
 Each tool result in the transcript becomes the hook payload Claude Code 2.1.328 would
 have sent (PostToolUse, or PostToolUseFailure for an error), each person's prompt a
-UserPromptSubmit, all through `metacog.hook.handle` with the transcript's own
-timestamps. The transcript is re-written progressively into a scratch file that the
-hook reads as its `transcript_path`, so context usage and refused calls (which fire
-no hook: FACTS.md) reach the senses exactly as they would live.
+UserPromptSubmit, each model response's calls, once all are answered, a PostToolBatch
+(refused calls included: the only hook they fire, FACTS.md), all through
+`metacog.hook.handle` with the transcript's own timestamps. The transcript is re-written
+progressively into a scratch file that the hook reads as its `transcript_path`, so
+context usage and refused calls reach the senses exactly as they would live.
 
 State, learned rules and config all go to a temporary METACOG_HOME, and learning is
 off: the senses run as they would have in that session, never with the rules the
