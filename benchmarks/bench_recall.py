@@ -92,6 +92,7 @@ def replay_session(path: Path, sid: str, cwd: str, fake: str, state_dir: str) ->
             payloads = timeline.feed(raw.decode("utf-8", "replace"))
             timeline.refused.clear()
             timeline.said.clear()
+            timeline.ahead.clear()  # no PostToolBatch here: the transcript tells the refusals
             if payloads:
                 out.flush()
             for payload in payloads:

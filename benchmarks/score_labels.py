@@ -53,12 +53,9 @@ def entries(path: Path | str) -> Iterator[dict]:
                 yield entry
 
 
-def main_thread_calls(path: Path) -> list[tuple[int, bool]]:
-    """For each hook call replay makes (in order): (main-thread call number so far, is main).
-
-    Replay fires no hook for a refused call (Claude Code fires none); the labels count it.
-    """
-    out: list[tuple[int, bool]] = []
+def _results(path: Path) -> Iterator[tuple[str, int, bool, bool]]:
+    """Each tool_result of a transcript, in order: (its tool_use id, main-thread call number so
+    far, is main, refused before it ran)."""
     seen: set[str] = set()
     main = 0
     for entry in entries(path):
@@ -88,23 +85,37 @@ def main_thread_calls(path: Path) -> list[tuple[int, bool]]:
                     for b in text
                     if isinstance(b, dict) and isinstance(b.get("text"), str)
                 )
-            if (
+            refused = bool(
                 block.get("is_error")
                 and isinstance(text, str)
                 and text.lstrip().startswith(REFUSAL_TAG)
-            ):
-                continue  # no hook
-            out.append((main, not side))
-    return out
+            )
+            yield str(block.get("tool_use_id")), main, not side, refused
+
+
+def main_thread_calls(path: Path) -> list[tuple[int, bool]]:
+    """For each call hook replay makes (in order): (main-thread call number so far, is main).
+
+    Replay fires no call's hook for a refused call (Claude Code fires none); the labels count
+    it."""
+    return [(main, is_main) for _, main, is_main, refused in _results(path) if not refused]
 
 
 def placed(path: Path, cfg: dict | None = None) -> tuple[list[dict], int]:
     """The replay's signals that reached the main agent, each with `at` (main-thread call), and
-    the call count; `cfg`: settings the replay runs with (its defaults without)."""
+    the call count; `cfg`: settings the replay runs with (its defaults without). A signal said
+    at a batch's end (PostToolBatch) is placed after the batch's last call, refused or not."""
     result = replay(str(path), cfg)
-    calls = main_thread_calls(path)
+    results = list(_results(path))
+    calls = [(main, is_main) for _, main, is_main, refused in results if not refused]
+    after = {use_id: (main, is_main) for use_id, main, is_main, _ in results}
     out = []
     for signal in result["signals"]:
+        if "after" in signal:
+            main, is_main = after.get(signal["after"], (0, False))
+            if is_main:
+                out.append({**signal, "at": main})
+            continue
         index = signal["call"] - 1
         if 0 <= index < len(calls) and calls[index][1]:
             out.append({**signal, "at": calls[index][0]})

@@ -33,13 +33,35 @@ def mapping(payload: object, key: str) -> dict:
     return value if isinstance(value, dict) else {}
 
 
+BATCH_CAP = 64  # calls of one PostToolBatch read at most: a model sends a handful at once
+
+
+def batch(payload: object) -> tuple[tuple[str, dict, str, str], ...]:
+    """A PostToolBatch's `tool_calls` (FACTS.md): (tool name, tool input, tool_use id, the
+    response's text, '' where it is not text) for each call of the batch, refused ones
+    included."""
+    calls = payload.get("tool_calls") if isinstance(payload, dict) else None
+    return tuple(
+        (
+            text(call, "tool_name") or "?",
+            mapping(call, "tool_input"),
+            text(call, "tool_use_id")[:80],
+            words(call, "tool_response"),
+        )
+        for call in (calls[:BATCH_CAP] if isinstance(calls, list) else ())
+        if isinstance(call, dict)
+    )
+
+
 class Event:
     """What one hook call says. `error` is set for PostToolUseFailure only; `interrupted`
-    when the person stopped or refused the call (then it is not the agent's failure)."""
+    when the person stopped or refused the call (then it is not the agent's failure);
+    `calls` for PostToolBatch only."""
 
     __slots__ = (
         "agent",
         "agent_type",
+        "calls",
         "cwd",
         "duration_ms",
         "error",
@@ -91,4 +113,5 @@ class Event:
             and 0 < duration < 1e12
             else 0.0
         )
+        self.calls = batch(payload) if self.name == "PostToolBatch" else ()
         self.size = size

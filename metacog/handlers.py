@@ -7,10 +7,11 @@ from metacog.event import Event
 from metacog.perception import action as actions
 from metacog.perception import novelty
 from metacog.perception.call import Call
-from metacog.perception.tools import FILE_TOOLS
+from metacog.perception.tools import FILE_TOOLS, REFUSAL_TAG
 
 TASK_NOTIFICATION = "<task-notification>"  # a finished background agent, not the person
 PENDING_CAP = 3  # notes waiting for the main agent's next call
+HEARD_CAP = 64  # refused calls' tool_use ids remembered, so that each is felt once
 # Replay's list of the calls the hook felt, in order, each with what perception read of it
 # (call, gain, news, obstacle): replay records the hook's own Call, and the report's loops
 # are found from the same facts as the senses. None in the live hook, which keeps nothing.
@@ -54,26 +55,46 @@ def _read_transcript(st: dict, event: Event, cfg: dict, state_dir: str, now: flo
     if news.held > held:  # what the window must have room for: it never shrinks (facts._fill)
         context["held"] = news.held
     context["responses"] = context.get("responses", 0) + news.responses
-    cwd = event.cwd
-    refused = []
-    for name, tool_input, error, turn in news.refused:
-        prints, named = novelty.read(name, tool_input, "", error)
-        refused.append(
-            actions.make(
-                name,
-                actions.target_of(name, tool_input, cwd),
-                error,
-                0,
-                0,
-                now,
-                path=actions.file_of(tool_input) if name in FILE_TOOLS else "",
-                prints=tuple(prints),
-                named=tuple(named),
-                refused=True,  # no hook fired: Claude Code refused it before running it
-                turn=turn,  # several refusals read at once were still each their own attempt
-            )
-        )
-    return refused
+    return [
+        _refused(name, tool_input, error, turn, event.cwd, now)
+        for name, tool_input, error, turn, use_id in news.refused
+        if _first_heard(st, use_id)  # not told by its batch already (on_batch)
+    ]
+
+
+def _first_heard(st: dict, use_id: str) -> bool:
+    """Whether a refused call is heard now for the first time (then remembered): its batch
+    (PostToolBatch) and the transcript both tell it, whichever comes first is felt."""
+    heard = st.get("refusals_heard")
+    if not isinstance(heard, list):
+        heard = st["refusals_heard"] = []
+    if not use_id:
+        return True  # no id to know it by (a damaged line): felt, as before batches were heard
+    if use_id in heard:
+        return False
+    heard.append(use_id)
+    del heard[:-HEARD_CAP]
+    return True
+
+
+def _refused(
+    name: str, tool_input: dict, error: str, turn: int, cwd: str, now: float, agent: str = ""
+) -> Call:
+    prints, named = novelty.read(name, tool_input, "", error)
+    return actions.make(
+        name,
+        actions.target_of(name, tool_input, cwd),
+        error,
+        0,
+        0,
+        now,
+        agent,
+        path=actions.file_of(tool_input) if name in FILE_TOOLS else "",
+        prints=tuple(prints),
+        named=tuple(named),
+        refused=True,  # no call's hook fired: Claude Code refused it before running it
+        turn=turn,  # several refusals read at once were still each their own attempt
+    )
 
 
 def _queue(st: dict, note: str) -> None:
@@ -103,6 +124,41 @@ def on_tool(event: Event, state_dir: str, now: float) -> dict | None:
         if not call.agent and st.get("pending"):
             extra = " ".join(st.pop("pending"))
             agent_text = f"{agent_text} {extra}" if agent_text else nervous.PREFIX + extra
+    return reply(event.name, agent_text, person_text)
+
+
+def on_batch(event: Event, state_dir: str, now: float) -> dict | None:
+    """The calls of one model response, all answered (PostToolBatch, after their own hooks):
+    the calls Claude Code refused before running them fired no hook of their own, so they are
+    heard here, where they happen, not at the next call that runs, if one does. A batch
+    without a refusal is left at once, its state untouched."""
+    told = [call for call in event.calls if call[3].lstrip().startswith(REFUSAL_TAG)]
+    if not event.session or not told:
+        return None
+    with state.Session(state_dir, event.session, now) as st:
+        cfg, root = _settings(st, event)
+        totals = summary.get(st)
+        # The transcript first: it holds the batch already (measured, 2.1.328), with each
+        # call's model turn, and what it says of the context; what it told is not told again.
+        calls = _read_transcript(st, event, cfg, state_dir, now)
+        cursor = st.get("transcript") or {}
+        calls += [
+            _refused(
+                name,
+                tool_input,
+                response,
+                transcript.turn_of(cursor, use_id),
+                event.cwd,
+                now,
+                event.agent,
+            )
+            for name, tool_input, use_id, response in told
+            if _first_heard(st, use_id)
+        ]
+        signals = []
+        for call in calls:
+            signals += _feel(st, call, event, cfg, state_dir, root, totals, now)[0]
+        agent_text, person_text = nervous.compose(signals)
     return reply(event.name, agent_text, person_text)
 
 
@@ -243,6 +299,7 @@ def on_session_end(event: Event, state_dir: str, now: float) -> dict | None:
 HANDLERS = {
     "PostToolUse": on_tool,
     "PostToolUseFailure": on_tool,
+    "PostToolBatch": on_batch,
     "UserPromptSubmit": on_prompt,
     "SessionStart": on_session_start,
     "SubagentStop": on_subagent_stop,

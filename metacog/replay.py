@@ -2,10 +2,11 @@
 
 Each tool result in the transcript becomes the hook payload Claude Code 2.1.328 would
 have sent (PostToolUse, or PostToolUseFailure for an error), each person's prompt a
-UserPromptSubmit, all through `metacog.hook.handle` with the transcript's own
-timestamps. The transcript is re-written progressively into a scratch file that the
-hook reads as its `transcript_path`, so context usage and refused calls (which fire
-no hook: FACTS.md) reach the senses exactly as they would live.
+UserPromptSubmit, each model response's calls, once all are answered, a PostToolBatch
+(refused calls included: the only hook they fire, FACTS.md), all through
+`metacog.hook.handle` with the transcript's own timestamps. The transcript is re-written
+progressively into a scratch file that the hook reads as its `transcript_path`, so
+context usage and refused calls reach the senses exactly as they would live.
 
 State, learned rules and config all go to a temporary METACOG_HOME, and learning is
 off: the senses run as they would have in that session, never with the rules the
@@ -76,7 +77,14 @@ def _prompt(entry: dict) -> str | None:
 def events(lines: Iterable[str]) -> list[tuple[int, dict]]:
     """(line index after which the hook fires, payload) for one transcript."""
     timeline = _Timeline()
-    return [(index, payload) for index, line in enumerate(lines) for payload in timeline.feed(line)]
+    out: list[tuple[int, dict]] = []
+    index = -1
+    for index, line in enumerate(lines):
+        payloads = timeline.feed(line)
+        out += [(index - 1, payload) for payload in timeline.ahead]  # before this line
+        timeline.ahead.clear()
+        out += [(index, payload) for payload in payloads]
+    return out + [(index, payload) for payload in timeline.finish()]
 
 
 class _Timeline:
@@ -93,6 +101,12 @@ class _Timeline:
         self.prompts: list[float] = []  # when the person spoke
         self.cwd = ""  # the first working directory the transcript names: its project
         self.messages = 0  # user and assistant lines: a transcript has some, other JSONL files none
+        # PostToolBatch (FACTS.md): each thread's latest response's calls ("" the main thread,
+        # else the subagent's), the batch of each call still waiting for its result, and the
+        # batches' payloads due before the line just fed is in the transcript.
+        self.batches: dict[str, dict] = {}
+        self.waiting: dict[str, dict] = {}
+        self.ahead: list[dict] = []
 
     def feed(self, line: str) -> list[dict]:
         """The payloads the hook gets once `line` is in the transcript."""
@@ -120,20 +134,31 @@ class _Timeline:
         agent = (
             {"agent_id": "sidechain", "agent_type": "subagent"} if entry.get("isSidechain") else {}
         )
+        thread = (str(entry.get("agentId") or "sidechain")) if agent else ""
         if entry.get("type") == "attachment":
             self._attachment(entry.get("attachment"), clock)
         elif entry.get("type") == "assistant":
             self._usage(message)
+            mid = response_id(message)
+            if thread in self.batches and (mid is None or self.batches[thread]["mid"] != mid):
+                self._close(thread)  # another response: the last one's calls are all told
             for block in tool_uses(message):
                 calls[block["id"]] = block
+                batch = self.batches.setdefault(
+                    thread, {"mid": mid, "ids": [], "calls": {}, "agent": agent}
+                )
+                batch["ids"].append(block["id"])
+                self.waiting[block["id"]] = batch
         elif entry.get("type") == "user":
             prompt = _prompt(entry)
             if prompt is not None and not agent:
+                self._close(thread)  # the person speaks after the batch's hook
                 self.prompts.append(clock)
                 return [{**base, "hook_event_name": "UserPromptSubmit", "prompt": prompt}]
             for block in tool_results(message):
                 call = calls.pop(str(block.get("tool_use_id")), None) or {}
                 result = content_text(block.get("content"), "\n")
+                self._answered(block.get("tool_use_id"), call, result, base)
                 if refused(block, result):
                     # Refused before running: no hook, the transcript tells the hook.
                     self.refused.append(
@@ -172,6 +197,49 @@ class _Timeline:
                     )
                 out.append(payload)
         return out
+
+    def _answered(self, use_id: object, call: dict, result: str, base: dict) -> None:
+        """A call's result, kept for its batch's payload as PostToolBatch carries it."""
+        batch = self.waiting.pop(use_id, None) if isinstance(use_id, str) else None
+        if batch is None:
+            return
+        tool_input = call.get("input")
+        batch["calls"][use_id] = {
+            "tool_name": call.get("name", "?"),
+            "tool_input": tool_input if isinstance(tool_input, dict) else {},
+            "tool_use_id": use_id,
+            "tool_response": result,
+        }
+        batch["last"], batch["base"] = use_id, base
+
+    def _close(self, thread: str) -> None:
+        """The thread's batch is over: its PostToolBatch is due if every call was answered
+        (Claude Code fires it once all are; a response whose calls were cut off fires none).
+        A response's calls may be answered before its last call is written (tools start while
+        the response streams), so a batch is told only once the next response or the person's
+        prompt begins, or the transcript ends."""
+        batch = self.batches.pop(thread, None)
+        if batch is None:
+            return
+        for use_id in batch["ids"]:
+            self.waiting.pop(use_id, None)
+        if batch["ids"] and len(batch["calls"]) == len(batch["ids"]):
+            self.ahead.append(
+                {
+                    **batch["base"],
+                    **batch["agent"],
+                    "hook_event_name": "PostToolBatch",
+                    "tool_calls": [batch["calls"][use_id] for use_id in batch["ids"]],
+                    "_after": batch["last"],  # the call it is told after: the last answered
+                }
+            )
+
+    def finish(self) -> list[dict]:
+        """The payloads due once the transcript ends: the batches not yet told."""
+        for thread in list(self.batches):
+            self._close(thread)
+        ahead, self.ahead = self.ahead, []
+        return ahead
 
     def _usage(self, message: dict) -> None:
         mid = response_id(message)
@@ -268,6 +336,51 @@ def replay(
         return _replay(path, fh, size, cfg, progress)
 
 
+class _Pass:
+    """One replay's records as the hook is driven: the calls as the senses saw them, what it
+    said, where; `fire` hands it one payload."""
+
+    def __init__(self, timeline: _Timeline, scratch: str, state_dir: str) -> None:
+        self.timeline, self.scratch, self.state_dir = timeline, scratch, state_dir
+        self.signals: list[dict] = []
+        self.calls: list[dict] = []
+        self.by_id: dict[str, int] = {}  # tool_use id -> index in calls, to place what was said
+        self.tool_calls = 0
+        self.fired: dict = {}  # the senses' counts after the last call: the next one's "before"
+
+    def fire(self, payload: dict) -> None:
+        calls, by_id = self.calls, self.by_id
+        payload["transcript_path"] = self.scratch
+        now = payload.pop("_ts")
+        after = payload.pop("_after", None)  # a batch's: the call it is told after
+        sent = len(json.dumps(payload).encode())
+        tool = payload["hook_event_name"].startswith("PostToolUse")
+        if tool:
+            self.tool_calls += 1
+            record = {**payload, "_ts": now}  # before the hook shares its values
+        body = _handle(payload, sent, self.state_dir, now)
+        if tool:
+            _record(calls, by_id, record, self.timeline, sent, _felt())
+            _read_back(calls)
+        else:
+            _read_back(calls, [by_id[c] for c in _ids(payload) if c in by_id])
+        if not body:
+            return
+        before, self.fired = self.fired, _fired(self.state_dir)
+        senses = [s for s in self.fired if self.fired[s] > before.get(s, 0)] or ["note"]
+        signal = {
+            "call": self.tool_calls,
+            "sense": "+".join(senses),
+            "text": (body.get("hookSpecificOutput") or {}).get("additionalContext", ""),
+            "person": body.get("systemMessage", ""),
+            "at": by_id.get(after, len(calls) - 1) if after else len(calls) - 1,
+            "t": now,
+        }
+        if after:
+            signal["after"] = after  # said at a batch's end: after its last call
+        self.signals.append(signal)
+
+
 def _replay(
     path: str,
     fh: BinaryIO,
@@ -276,11 +389,7 @@ def _replay(
     progress: Callable[[int, int], None] | None,
 ) -> dict:
     timeline = _Timeline()
-    signals: list[dict] = []
-    calls: list[dict] = []
     said: list[dict] = []
-    by_id: dict[str, int] = {}  # tool_use id -> index in calls, to place what metacog said
-    tool_calls = 0
     saved = {k: os.environ.get(k) for k in ("METACOG_HOME",)}
     with (
         tempfile.TemporaryDirectory(prefix="metacog-replay-", dir=_memory_dir()) as home,
@@ -292,57 +401,40 @@ def _replay(
             _write_config(
                 os.path.join(home, "config", "config.toml"), {**(cfg or {}), **NO_LEARNING}
             )
-            state_dir = os.path.join(home, "state")
             scratch = os.path.join(copy, "transcript.jsonl")
-            fired: dict = {}  # the senses' counts after the last call: the next call's "before"
+            run = _Pass(timeline, scratch, os.path.join(home, "state"))
             with open(scratch, "wb") as out:
                 for raw, done in _lines(fh, size):
-                    out.write(raw)
                     payloads = timeline.feed(raw.decode("utf-8", "replace"))
+                    if timeline.ahead:  # batches this line ended: told before it is written
+                        out.flush()
+                        for payload in timeline.ahead:
+                            run.fire(payload)
+                        timeline.ahead.clear()
+                    out.write(raw)
                     for refused in timeline.refused:
-                        _record(calls, by_id, refused, timeline)
+                        _record(run.calls, run.by_id, refused, timeline)
                     timeline.refused.clear()
                     if payloads:
                         out.flush()  # the hook reads the transcript up to this line
                     for payload in payloads:
-                        payload["transcript_path"] = scratch
-                        now = payload.pop("_ts")
-                        sent = len(json.dumps(payload).encode())
-                        tool = payload["hook_event_name"].startswith("PostToolUse")
-                        if tool:
-                            tool_calls += 1
-                            record = {**payload, "_ts": now}  # before the hook shares its values
-                        body = _handle(payload, sent, state_dir, now)
-                        if tool:
-                            _record(calls, by_id, record, timeline, sent, _felt())
-                        _read_back(calls)
-                        if body:
-                            before, fired = fired, _fired(state_dir)
-                            senses = [s for s in fired if fired[s] > before.get(s, 0)] or ["note"]
-                            text = (body.get("hookSpecificOutput") or {}).get(
-                                "additionalContext", ""
-                            )
-                            signals.append(
-                                {
-                                    "call": tool_calls,
-                                    "sense": "+".join(senses),
-                                    "text": text,
-                                    "person": body.get("systemMessage", ""),
-                                    "at": len(calls) - 1,
-                                    "t": now,
-                                }
-                            )
+                        run.fire(payload)
                     for item in timeline.said:
-                        said.append({**item, "at": by_id.get(item["tool_use_id"], len(calls) - 1)})
+                        at = run.by_id.get(item["tool_use_id"], len(run.calls) - 1)
+                        said.append({**item, "at": at})
                     timeline.said.clear()
                     if progress and payloads:
                         progress(done, size)
+                out.flush()
+                for payload in timeline.finish():
+                    run.fire(payload)
         finally:
             for key, value in saved.items():
                 if value is None:
                     os.environ.pop(key, None)
                 else:
                     os.environ[key] = value
+    signals, calls, tool_calls = run.signals, run.calls, run.tool_calls
     per_sense = {sense.NAME: 0 for sense in SENSES}
     for signal in signals:
         for sense in signal["sense"].split("+"):
@@ -445,21 +537,31 @@ def _record(
     calls.append(act)
 
 
-def _read_back(calls: list[dict]) -> None:
+def _read_back(calls: list[dict], batch: list[int] | None = None) -> None:
     """Give the calls the hook just felt what perception read of them (handlers.FELT):
     the call of the payload last, the refused calls it read from the transcript before it.
     They are the latest calls not given theirs yet, matched from the end (a refused call
-    the hook did not read, a call it never felt, keeps none)."""
+    the hook did not read, a call it never felt, keeps none). At a batch (`batch`: its calls'
+    places in `calls`) the hook felt only refused calls, the batch's own last: they are
+    matched to the batch's refused calls not given theirs yet (the calls answered after
+    them already were)."""
     felt = handlers.FELT
     if not felt:
         return
-    i = len(calls) - 1
-    for _, gain, news, obstacle in reversed(felt):
-        if i < 0 or "gain" in calls[i]:
+    if batch is None:
+        places = range(len(calls) - 1, -1, -1)
+    else:
+        places = [i for i in reversed(batch) if calls[i].get("refused") and "gain" not in calls[i]]
+    for i, (_, gain, news, obstacle) in zip(places, reversed(felt), strict=False):
+        if "gain" in calls[i]:
             break
         calls[i].update(gain=round(gain, 3), news=news, obstacle=obstacle)
-        i -= 1
     felt.clear()
+
+
+def _ids(payload: dict) -> list[str]:
+    """A PostToolBatch payload's calls' tool_use ids, in its order."""
+    return [c["tool_use_id"] for c in payload.get("tool_calls") or () if "tool_use_id" in c]
 
 
 def _fired(state_dir: str) -> dict:

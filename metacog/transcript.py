@@ -1,10 +1,12 @@
 """Reading Claude Code's transcript incrementally, in bounded steps.
 
 The transcript (`transcript_path`, a JSONL file the CLI appends to) holds two things no
-hook payload carries: the context fill (`message.usage` on assistant lines) and the
+call's hook payload carries: the context fill (`message.usage` on assistant lines) and the
 calls Claude Code refused before running them (an Edit whose text is not found, "File
-has not been read yet"): they fire no hook and exist only as `tool_result` blocks with
-`is_error: true` (FACTS.md). Sessions reach tens of MB, so each hook reads only the
+has not been read yet"): they fire no call's hook, only the batch's (PostToolBatch, where
+metacog.handlers.on_batch hears them first), and are `tool_result` blocks with
+`is_error: true` here (FACTS.md); read here too for a Claude Code that fires no
+PostToolBatch. Sessions reach tens of MB, so each hook reads only the
 bytes appended since the last one, at most READ_CAP, and only parses lines that can
 matter (a substring test first).
 """
@@ -111,8 +113,9 @@ class Reading:
         self.last_response = ""  # its message id, carried in the cursor to the next read
         self.model = ""
         self.compacted = False
-        # (tool name, tool input, error text, the ordinal of the response that made the call)
-        self.refused: list[tuple[str, dict, str, int]] = []
+        # (tool name, tool input, error text, the ordinal of the response that made the call,
+        # its tool_use id: a PostToolBatch may have told it already)
+        self.refused: list[tuple[str, dict, str, int, str]] = []
         self.turns: dict[str, int] = {}  # tool_use id -> the ordinal of the response that made it
 
 
@@ -234,14 +237,15 @@ def _parse(line: bytes, out: Reading, pending: dict, seen: int) -> None:
             out.turns[block["id"][:80]] = seen + out.responses
     elif entry.get("type") == "user":
         for block in tool_results(message):
-            call = pending.pop(str(block.get("tool_use_id", ""))[:80], None)
+            use_id = str(block.get("tool_use_id", ""))[:80]
+            call = pending.pop(use_id, None)
             text = content_text(block.get("content"))
             if refused(block, text):
                 name, tool_input, turn = (
                     call if isinstance(call, list) and len(call) == 3 else ("?", {}, 0)
                 )
                 out.refused.append(
-                    (name, tool_input, text[:4000], turn if isinstance(turn, int) else 0)
+                    (name, tool_input, text[:4000], turn if isinstance(turn, int) else 0, use_id)
                 )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import subprocess
@@ -169,3 +170,134 @@ def test_errors_go_to_the_log(isolated_home: Path, monkeypatch: pytest.MonkeyPat
     log = (isolated_home / "state" / "metacog.log").read_text()
     assert "RuntimeError" in log and "sense exploded" in log
     assert dict(os.environ) == env  # the hook leaves the environment as it found it
+
+
+# PostToolBatch: the calls of one model response once all are answered, refused ones included
+# (captured from the real CLI 2.1.328 in tests/fixtures/hook-inputs-batch-2.1.328.jsonl).
+
+BATCHES = [
+    p
+    for p in (
+        json.loads(line)
+        for line in (ROOT / "tests" / "fixtures" / "hook-inputs-batch-2.1.328.jsonl")
+        .read_text()
+        .splitlines()
+    )
+    if p["hook_event_name"] == "PostToolBatch"
+]
+REFUSED = next(p for p in BATCHES if "<tool_use_error>" in json.dumps(p))
+
+
+def refused_batch(use_id: str, old: str = "return 900") -> dict:
+    """The captured batch's first refused Edit alone, by its tool_use id."""
+    payload = copy.deepcopy(REFUSED)
+    call = payload["tool_calls"][0]
+    call["tool_use_id"] = use_id
+    call["tool_input"]["old_string"] = old
+    call["tool_response"] = (
+        f"<tool_use_error>String to replace not found in file.\nString: {old}</tool_use_error>"
+    )
+    payload["tool_calls"] = [call]
+    return payload
+
+
+def session_state(home: Path) -> dict:
+    return json.loads(next((home / "state" / "sessions").glob("*.json")).read_text())
+
+
+def test_the_captured_batches_carry_what_the_handler_reads() -> None:
+    # Refused calls' texts are their <tool_use_error>, a passing or failing call's its output.
+    assert [len(p["tool_calls"]) for p in BATCHES] == [1, 2, 3, 2]
+    assert [c["tool_name"] for c in REFUSED["tool_calls"]] == ["Edit", "Edit", "NoSuchTool"]
+    assert all(c["tool_response"].startswith("<tool_use_error>") for c in REFUSED["tool_calls"])
+
+
+def test_a_batch_without_a_refusal_is_silent_and_touches_no_state(isolated_home: Path) -> None:
+    for payload in BATCHES:
+        if payload is not REFUSED:
+            assert send(payload) is None
+    assert not (isolated_home / "state" / "sessions").exists()
+
+
+def test_refused_edits_are_heard_at_their_batch() -> None:
+    # No call's hook fires for them: before PostToolBatch, the 3rd was heard at the next call.
+    replies = [send(refused_batch(f"toolu_b{n}"), now=1_800_000_000.0 + n) for n in range(3)]
+    assert replies[:2] == [None, None]
+    out = replies[2]
+    assert out["hookSpecificOutput"]["hookEventName"] == "PostToolBatch"
+    said = agent_text(out)
+    assert said.startswith("metacog: the same error 3 times in a row")
+    assert "old_string is not in the file" in said
+
+
+def test_one_refusal_told_again_is_heard_once(isolated_home: Path) -> None:
+    # The look-alike: the same call (one tool_use id) is one refusal, not a streak.
+    replies = [send(refused_batch("toolu_b0"), now=1_800_000_000.0 + n) for n in range(3)]
+    assert replies == [None, None, None]
+    assert session_state(isolated_home)["calls"] == 1
+
+
+def test_a_refusal_its_batch_told_is_not_read_again_from_the_transcript(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    # The batches come before the transcript holds their results (a race the payload wins):
+    # the next call's hook reads them there, and must not feel them a second time.
+    from transcripts import Transcript
+
+    log = Transcript(tmp_path / "t.jsonl")
+    told = [refused_batch(f"toolu_r{n}", f"return {n - 1}00") for n in (1, 2)]
+    for payload in told:
+        payload["transcript_path"] = str(log.path)
+    assert [send(p) for p in told] == [None, None]
+    for n in range(2):
+        log.refused_edit(f"return {n}00")  # ids toolu_r1, toolu_r2
+    after = captured(
+        "PostToolUse", "Bash", session_id=REFUSED["session_id"], transcript_path=str(log.path)
+    )
+    # Felt again they would be a streak of 4 refusals, and a 5th call.
+    assert send(after) is None
+    st = session_state(isolated_home)
+    assert st["calls"] == 3
+    assert st["refusals_heard"] == ["toolu_r1", "toolu_r2"]
+
+
+def test_a_refusal_the_transcript_told_is_not_felt_again_at_its_batch(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    # The transcript holds the batch when its hook runs (measured, 2.1.328): it is read there,
+    # with each call's model turn, and the payload's copy is not felt again.
+    from transcripts import Transcript
+
+    log = Transcript(tmp_path / "t.jsonl")
+    for n in range(3):
+        log.refused_edit(f"return {n}00")
+        payload = refused_batch(f"toolu_r{n + 1}", f"return {n}00")
+        payload["transcript_path"] = str(log.path)
+        reply = send(payload)
+    assert "the same error 3 times in a row" in agent_text(reply)
+    st = session_state(isolated_home)
+    assert st["calls"] == 3
+    assert [c["turn"] for c in st["windows"]["main"]["actions"]] == [1, 2, 3]
+
+
+def test_without_batches_the_transcript_still_tells_the_refusals(tmp_path: Path) -> None:
+    # An older Claude Code fires no PostToolBatch: the next call's hook reads them.
+    from transcripts import Transcript
+
+    log = Transcript(tmp_path / "t.jsonl")
+    for n in range(3):
+        log.refused_edit(f"return {n}00")
+    out = send(captured("PostToolUse", "Read", transcript_path=str(log.path)))
+    assert out is not None
+    assert out["hookSpecificOutput"]["hookEventName"] == "PostToolUse"
+    assert "the same error 3 times in a row" in agent_text(out)
+
+
+def test_a_refused_batch_in_a_real_process(isolated_home: Path) -> None:
+    env = {**os.environ}
+    outs = [run_hook(json.dumps(refused_batch(f"toolu_b{n}")).encode(), env) for n in range(3)]
+    assert [(o.returncode, o.stderr) for o in outs] == [(0, b"")] * 3
+    assert [o.stdout for o in outs[:2]] == [b"", b""]
+    reply = json.loads(outs[2].stdout)["hookSpecificOutput"]
+    assert reply["hookEventName"] == "PostToolBatch"
+    assert reply["additionalContext"].startswith("metacog: the same error 3 times in a row")

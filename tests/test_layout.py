@@ -55,6 +55,7 @@ def test_hooks_registered_with_wrapper_quotes_and_timeouts() -> None:
     for event in (
         "PostToolUse",
         "PostToolUseFailure",
+        "PostToolBatch",
         "UserPromptSubmit",
         "SessionStart",
         "SessionEnd",

@@ -7,6 +7,7 @@ signal still travels the whole real path: CLI, hook command, runtime, reply, req
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from claude_harness import ClaudeHarness, SessionResult, request_text_blocks
+from claude_harness import REPO_ROOT, ClaudeHarness, SessionResult, clean_copy, request_text_blocks
 
 pytestmark = pytest.mark.e2e
 
@@ -68,19 +69,45 @@ def test_nociception_escalates_to_socratic(metacog_claude: ClaudeHarness) -> Non
     assert "nosuchmodule_xyz" in spoken(result, "state your assumption")
 
 
-def test_nociception_hears_refused_edits_from_the_transcript(metacog_claude: ClaudeHarness) -> None:
+def test_a_refused_streak_is_heard_at_its_batch(metacog_claude: ClaudeHarness) -> None:
+    # Claude Code fires no call's hook for a refused Edit, only PostToolBatch: the streak is
+    # heard there, in the very next request, though no call runs after it.
     target = metacog_claude.project / "app.py"
     target.write_text("def f():\n    return 1\n")
-    # Refusals fire no hook: the next calls read them from the transcript, which Claude Code
-    # may write a call late (two calls after them were once not enough on a loaded machine:
-    # metacog said nothing in 1 of about 8 runs); three leave it the time.
+    script = [read(target)] + [edit(target, f"return {n}00", "return 2") for n in (7, 8, 9)]
+    result = metacog_claude.run([*script, "Done."])
+    assert len(result.requests) == 5, result.describe()
+    streak = "metacog: the same error 3 times in a row"
+    before = [b for b in request_text_blocks(result.requests[3]) if streak in b]
+    after = [b for b in request_text_blocks(result.requests[4]) if streak in b]
+    assert not before and after, result.describe()
+    assert after[0].startswith("PostToolBatch hook additional context: metacog:"), after
+    assert "old_string is not in the file" in after[0]
+    assert len(said(result)) == 1, said(result)  # heard once, not again from the transcript
+    assert "Traceback" not in metacog_claude.hook_stderr(), metacog_claude.hook_stderr()
+
+
+def test_nociception_hears_refused_edits_from_the_transcript(metacog_claude: ClaudeHarness) -> None:
+    # A Claude Code that fires no PostToolBatch (the plugin registered without it): the next
+    # calls read the refusals from the transcript, which Claude Code may write a call late (two
+    # calls after them were once not enough on a loaded machine: metacog said nothing in 1 of
+    # about 8 runs); three leave it the time.
+    plugin = clean_copy(REPO_ROOT, metacog_claude.root / "plugin")
+    hooks = json.loads((plugin / "hooks" / "hooks.json").read_text())
+    del hooks["hooks"]["PostToolBatch"]
+    (plugin / "hooks" / "hooks.json").write_text(json.dumps(hooks))
+    metacog_claude.plugin_dir = plugin
+    target = metacog_claude.project / "app.py"
+    target.write_text("def f():\n    return 1\n")
     script = (
         [read(target)]
         + [edit(target, f"return {n}00", "return 2") for n in (9, 9, 9)]
         + [bash("ls"), bash("pwd"), bash("echo done")]
     )
     result = metacog_claude.run([*script, "Done."])
-    assert "old_string is not in the file" in spoken(result, "the same error 3 times in a row")
+    heard = spoken(result, "the same error 3 times in a row")
+    assert "old_string is not in the file" in heard
+    assert heard.startswith("PostToolUse:Bash hook additional context:"), heard
 
 
 def test_habit_hears_the_same_refusal_on_three_files(metacog_claude: ClaudeHarness) -> None:
