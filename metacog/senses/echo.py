@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from metacog.perception.action import is_code
-from metacog.perception.shell import is_test_file, narrowed, test_command
+from metacog.perception.shell import is_test_file, narrowed
 from metacog.perception.tools import EDIT_TOOLS
 from metacog.senses.signal import Signal, memory, peek, short
 
@@ -21,7 +21,7 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
     cfg = ctx.cfg[NAME]
     mem = memory(win, NAME)
     tool = action.tool
-    if not mem.get("tests") and tool == "Bash" and test_command(action.target):
+    if not mem.get("tests") and action.tests:
         # This session runs the project's tests: only then is "no test since" news, a
         # departure from its own loop. In sessions that never ran a test it was a quarter of
         # what metacog said on quiet sessions (issue 17, class 5); where a test file was only
@@ -42,7 +42,7 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
                 "Which test would tell you these changes work?",
             )
         return None
-    if tool == "Bash" and test_command(action.target):
+    if action.tests:
         if narrowed(action.target):
             mem["narrow_runs"] = mem.get("narrow_runs", 0) + 1
             if mem.get("source_edited") and mem["narrow_runs"] == 3 and not mem.get("said_narrow"):
