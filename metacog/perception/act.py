@@ -205,7 +205,7 @@ def _bare(step: list[str]) -> list[str]:
 class Act:
     """What a shell command does, read once (`read`)."""
 
-    __slots__ = ("key", "obj", "program", "tests", "waits", "writes")
+    __slots__ = ("hides_exit", "key", "obj", "program", "programs", "tests", "waits", "writes")
 
     def __init__(self) -> None:
         self.program = ""  # the program the act runs (without its folder), '' for none
@@ -214,6 +214,10 @@ class Act:
         self.writes = False  # it changes files or the repository
         self.tests = False  # it runs the project's tests (a test runner or a `test` verb)
         self.waits = False  # it waits first (`sleep 30 && gh run view`)
+        self.programs: frozenset[str] = frozenset()  # every program its steps run
+        # Its exit status is another step's (`| tail`, `|| true`, `; echo done`): what the
+        # act's own program said is in its output, not in the exit code.
+        self.hides_exit = False
 
 
 def _is_test(core: list[str]) -> bool:
@@ -247,12 +251,16 @@ def read(command: str) -> Act:
     kept: list[tuple[str, list[str]]] = []
     fed: set[int] = set()  # the steps that feed the next one its words (`echo N | npx …`)
     parsed = steps(command)
+    programs = set()
     for at, (before, step) in enumerate(parsed):
         piped = at + 1 < len(parsed) and parsed[at + 1][0] == "|"  # it feeds the next
         core = _bare(step)
         if not core:
             continue
         name = core[0].rsplit("/", 1)[-1]
+        programs.add(name[:80])
+        if before in ("|", "||", ";") and programs - {name}:
+            act.hides_exit = True
         act.tests = act.tests or _is_test(core)
         if before in ("", "&&", ";") and name in ("cd", "pushd") and not kept:
             continue  # where it runs, not what
@@ -266,6 +274,7 @@ def read(command: str) -> Act:
         if before == "|" and kept and kept[-1][1][0].rsplit("/", 1)[-1] in FEEDERS:
             fed.add(len(kept) - 1)  # it feeds this step its words: this step acts
         kept.append((before, core))
+    act.programs = frozenset(programs)
     acting = [core for i, (_, core) in enumerate(kept) if i not in fed]
     if not acting:
         return act
