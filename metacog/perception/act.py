@@ -205,7 +205,17 @@ def _bare(step: list[str]) -> list[str]:
 class Act:
     """What a shell command does, read once (`read`)."""
 
-    __slots__ = ("hides_exit", "key", "obj", "program", "programs", "tests", "waits", "writes")
+    __slots__ = (
+        "background",
+        "hides_exit",
+        "key",
+        "obj",
+        "program",
+        "programs",
+        "tests",
+        "waits",
+        "writes",
+    )
 
     def __init__(self) -> None:
         self.program = ""  # the program the act runs (without its folder), '' for none
@@ -218,6 +228,7 @@ class Act:
         # Its exit status is another step's (`| tail`, `|| true`, `; echo done`): what the
         # act's own program said is in its output, not in the exit code.
         self.hides_exit = False
+        self.background = False  # it ends with `&`: started, not finished
 
 
 def _is_test(core: list[str]) -> bool:
@@ -251,6 +262,8 @@ def read(command: str) -> Act:
     kept: list[tuple[str, list[str]]] = []
     fed: set[int] = set()  # the steps that feed the next one its words (`echo N | npx …`)
     parsed = steps(command)
+    tokens = words(command)
+    act.background = bool(tokens) and tokens[-1] == "&"
     programs = set()
     for at, (before, step) in enumerate(parsed):
         piped = at + 1 < len(parsed) and parsed[at + 1][0] == "|"  # it feeds the next
