@@ -206,20 +206,50 @@ def _cap_stderr_log() -> None:
 
 
 def on_subagent_stop(event: Event, state_dir: str, now: float) -> dict | None:
-    """A subagent that went in circles is worth telling the main agent (with its next call)."""
+    """A subagent that went in circles is worth telling the main agent (with its next call);
+    a final report that claims what its own last check contradicts, the subagent itself
+    (additionalContext on SubagentStop keeps it going, measured on 2.1.328: docs/turn-end.md)."""
     sid, agent = event.session, event.agent
     if not sid or not agent:
         return None
     with state.Session(state_dir, sid, now) as st:
-        win = st["windows"].get(f"agent:{agent}")
-        if not isinstance(win, dict):
-            return None
         cfg, root = _settings(st, event)
-        ctx = nervous.Context(cfg, st, win, event, now, state_dir, root)
-        said = nervous.after_subagent(ctx)
-        if said:
-            _queue(st, said[0])  # one line: the first sense to speak says what matters most
-    return None
+        win = st["windows"].get(f"agent:{agent}")
+        if isinstance(win, dict):
+            ctx = nervous.Context(cfg, st, win, event, now, state_dir, root)
+            said = nervous.after_subagent(ctx)
+            if said:
+                _queue(st, said[0])  # one line: the first sense to speak says what matters most
+        section = cfg["turn-end"]
+        if not (section["enabled"] and section["subagents"]) or event.stop_active:
+            return None
+    return _turn_end(event, state_dir, now, event.sub_transcript, subagent=True)
+
+
+def on_stop(event: Event, state_dir: str, now: float) -> dict | None:
+    """The turn ends: its final message held against what the session last showed
+    (metacog.turn_end). Silent, and cheap, unless a claim of it contradicts a check."""
+    if not event.session or event.stop_active:
+        return None
+    cfg = schema.load(paths.config_dir(), config.project_root(event.cwd))
+    if not cfg["turn-end"]["enabled"]:
+        return None
+    return _turn_end(event, state_dir, now, event.transcript, subagent=False)
+
+
+def _turn_end(event: Event, state_dir: str, now: float, path: str, subagent: bool) -> dict | None:
+    from metacog import turn_end
+
+    # Outside the session's lock: the transcript's end is read and judged first.
+    found = turn_end.judge(path, event.message, sidechain=subagent)
+    if found is None:
+        return None
+    with state.Session(state_dir, event.session, now) as st:
+        if turn_end.said_before(st, found):
+            return None
+        totals = summary.get(st)
+        totals["turn_end_claims"] = totals.get("turn_end_claims", 0) + 1
+    return reply(event.name, turn_end.observation(found, subagent))
 
 
 def on_session_end(event: Event, state_dir: str, now: float) -> dict | None:
@@ -241,6 +271,7 @@ HANDLERS = {
     "PostToolUseFailure": on_tool,
     "UserPromptSubmit": on_prompt,
     "SessionStart": on_session_start,
+    "Stop": on_stop,
     "SubagentStop": on_subagent_stop,
     "SessionEnd": on_session_end,
 }

@@ -21,6 +21,7 @@ reached the model as an `attachment` line of type `hook_additional_context`.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import stat
@@ -93,9 +94,34 @@ class _Timeline:
         self.prompts: list[float] = []  # when the person spoke
         self.cwd = ""  # the first working directory the transcript names: its project
         self.messages = 0  # user and assistant lines: a transcript has some, other JSONL files none
+        self.main_calls = 0  # main-thread calls with their results so far (LABELS.md's numbering)
+        self.last_text = ""  # the main agent's last text since the person's last prompt
+        self.turn_open = False  # the main agent answered since the person's last prompt
+        self.ends: list[int] = []  # the main-thread call each turn ended after
+
+    def turn_end(self, base: dict) -> list[dict]:
+        """The Stop the turn ends with, where one ends: the person speaks next, or the file ends
+        (a task notification is not the person, and continues the turn)."""
+        if not self.turn_open:
+            return []
+        self.turn_open = False
+        self.ends.append(self.main_calls)
+        message, self.last_text = self.last_text, ""
+        return [
+            {
+                **base,
+                "hook_event_name": "Stop",
+                "stop_hook_active": False,
+                "last_assistant_message": message,
+            }
+        ]
 
     def feed(self, line: str) -> list[dict]:
-        """The payloads the hook gets once `line` is in the transcript."""
+        """The payloads the hook gets once `line` is in the transcript; '' for the file's end."""
+        if not line:
+            return self.turn_end(
+                {"session_id": "replay", "transcript_path": "", "cwd": self.cwd, "_ts": self.clock}
+            )
         try:
             entry = json.loads(line)
         except (ValueError, RecursionError):  # not JSON, or nested past any transcript's depth
@@ -126,12 +152,15 @@ class _Timeline:
             self._usage(message)
             for block in tool_uses(message):
                 calls[block["id"]] = block
+            if not agent:
+                self._answered(message)
         elif entry.get("type") == "user":
             prompt = _prompt(entry)
             if prompt is not None and not agent:
-                self.prompts.append(clock)
-                return [{**base, "hook_event_name": "UserPromptSubmit", "prompt": prompt}]
+                return self._spoke(prompt, base, clock)
             for block in tool_results(message):
+                known = str(block.get("tool_use_id")) in calls
+                self.main_calls += known and not agent
                 call = calls.pop(str(block.get("tool_use_id")), None) or {}
                 result = content_text(block.get("content"), "\n")
                 if refused(block, result):
@@ -172,6 +201,23 @@ class _Timeline:
                     )
                 out.append(payload)
         return out
+
+    def _spoke(self, prompt: str, base: dict, clock: float) -> list[dict]:
+        """A prompt, after the Stop of the turn it ends: the person's ends one (a task
+        notification is not the person's, and the turn goes on)."""
+        self.prompts.append(clock)
+        person = not prompt.lstrip().startswith(handlers.TASK_NOTIFICATION)
+        ends = self.turn_end(base) if person else []
+        return [*ends, {**base, "hook_event_name": "UserPromptSubmit", "prompt": prompt}]
+
+    def _answered(self, message: dict) -> None:
+        """The main agent answered: its turn is open, and its text is the last said so far."""
+        self.turn_open = True
+        content = message.get("content")
+        if isinstance(content, list):
+            content = [b for b in content if isinstance(b, dict) and b.get("type") == "text"]
+        said = content_text(content, "\n")
+        self.last_text = said if said.strip() else self.last_text
 
     def _usage(self, message: dict) -> None:
         mid = response_id(message)
@@ -296,7 +342,8 @@ def _replay(
             scratch = os.path.join(copy, "transcript.jsonl")
             fired: dict = {}  # the senses' counts after the last call: the next call's "before"
             with open(scratch, "wb") as out:
-                for raw, done in _lines(fh, size):
+                # b"": the file's end, where the last turn ends (its Stop).
+                for raw, done in itertools.chain(_lines(fh, size), [(b"", size)]):
                     out.write(raw)
                     payloads = timeline.feed(raw.decode("utf-8", "replace"))
                     for refused in timeline.refused:
@@ -319,6 +366,8 @@ def _replay(
                         if body:
                             before, fired = fired, _fired(state_dir)
                             senses = [s for s in fired if fired[s] > before.get(s, 0)] or ["note"]
+                            if payload["hook_event_name"] == "Stop":
+                                senses = ["turn-end"]
                             text = (body.get("hookSpecificOutput") or {}).get(
                                 "additionalContext", ""
                             )
@@ -329,6 +378,7 @@ def _replay(
                                     "text": text,
                                     "person": body.get("systemMessage", ""),
                                     "at": len(calls) - 1,
+                                    "main": timeline.main_calls,
                                     "t": now,
                                 }
                             )
@@ -360,6 +410,7 @@ def _replay(
         "calls": calls,
         "said": said,
         "prompts": timeline.prompts,
+        "turn_ends": timeline.ends,
         "cwd": timeline.cwd,
         "messages": timeline.messages,
         "tokens": sum(c["tokens"] for c in calls) + timeline.tokens,

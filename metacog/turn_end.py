@@ -1,0 +1,313 @@
+"""The moment of letting go: a turn's final message held against what the session last showed.
+
+At Stop (and a subagent's SubagentStop) the final message (`last_assistant_message`,
+FACTS.md; the transcript's last text where a payload lacks it) is read for a claim that
+something works, and the session's own calls (read back from the transcript's end) for what
+it last showed: the latest run of each check (metacog.perception.checks) with nothing
+changed since, an edit refused and never redone, a command whose latest run failed. Only
+where a sentence of the message claims success of the very thing a failed check looked at,
+and no sentence names that failure, is one observation said; the same evidence is never
+said twice, and nothing is said while Claude Code reports a Stop hook already kept the turn
+going (`stop_hook_active`).
+
+The claim side keeps a small vocabulary, multilingual where it costs nothing (a claim read
+wrongly costs a false stop): what a message says of a check is matched through the check's
+own words (its program, script, port, file), not through phrases.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from metacog.fsutil import open_regular, parse_json, read_fd
+from metacog.perception import checks
+from metacog.perception.tools import EDIT_TOOLS, REFUSAL_TAG
+from metacog.transcript import content_text, tool_results, tool_uses
+
+READ_CAP = 2 * 1024 * 1024  # bytes of the transcript's end read at a turn end
+PENDING_CAP = 64  # calls waiting for their results while the end is read
+OUTPUT_CAP = 20000  # characters of a result looked at (its end: where runners summarize)
+MESSAGE_CAP = 8000  # characters of a final message read
+SAID_CAP = 32  # evidence already said, remembered per session
+DOC_EXTENSIONS = (".md", ".txt", ".rst", ".adoc")  # an edit of these changes no check's answer
+
+# A sentence that says something works, is done or passes.
+_SUCCESS = re.compile(
+    r"\b(?:pass(?:es|ed|ing)?|works?|working|success(?:ful(?:ly)?)?|succeed(?:s|ed)?|fixed|"
+    r"resolved|complete[ds]?|done|ready|operational|online|up and running|healthy|verified|"
+    r"green)\b|[\u2705\u2714\u2713\U0001f389\U0001f680]|成功|通过|完成|正常|修复|已解决|完了|動作|解決",
+    re.IGNORECASE,
+)
+# A sentence that names a failure: the message acknowledges what the check showed.
+_FAILURE = re.compile(
+    r"\b(?:fail(?:s|ed|ing|ures?)?|errors?|broken|still|not|n't|unable|cannot|issues?|problems?|"
+    r"blocked|pending|remaining|skipped|except|but|however|until)\b|n't\b|[\u274c\u26a0]|"
+    r"失败|错误|无法|仍|问题|未|失敗|エラー|まだ|できません|問題",
+    re.IGNORECASE,
+)
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|[\n。！？]+")
+
+
+class Evidence:
+    """What the session last showed of one thing: a check that failed, a refused edit."""
+
+    __slots__ = ("command", "edited", "key", "kind", "line", "words")
+
+    def __init__(
+        self, kind: str, key: str, command: str, line: str, edited: bool, words: tuple
+    ) -> None:
+        self.kind = kind  # a checks kind, "edit" (refused, not redone) or "command"
+        self.key = key  # what "the same check" means: its latest run replaces the earlier
+        self.command = command  # what to quote: the command, or the refused edit's file
+        self.line = line  # the result line that says it failed
+        self.edited = edited  # an edit came before it: it is the run after the last edit
+        self.words = words  # what a message names when it speaks of it
+
+
+def read_end(path: str, cap: int = READ_CAP) -> list[bytes]:
+    """The transcript's last `cap` bytes as whole lines ([] for a path that is not a regular
+    file): Claude Code's file, followed through a symlink, never a FIFO or a device."""
+    if not path:
+        return []
+    try:
+        fd = open_regular(path, follow=True)
+    except (OSError, ValueError):
+        return []
+    try:
+        size = os.fstat(fd).st_size
+        start = max(0, size - cap)
+        os.lseek(fd, start, os.SEEK_SET)
+        data = read_fd(fd, size - start)
+    except OSError:
+        return []
+    finally:
+        os.close(fd)
+    lines = data.split(b"\n")
+    return lines[1:] if start else lines  # the first line of a cut read is a part
+
+
+class Steps:
+    """The calls the transcript's end shows, with their results, and the last text said."""
+
+    __slots__ = ("calls", "message")
+
+    def __init__(self) -> None:
+        self.calls: list[
+            tuple[str, dict, str, bool, object]
+        ] = []  # tool, input, text, error, result
+        self.message = ""
+
+
+def steps(lines: list[bytes], sidechain: bool = False) -> Steps:
+    """The calls of the main thread (or of a subagent's own transcript, `sidechain`), in the
+    order of their results, and the last assistant text."""
+    out = Steps()
+    pending: dict[str, tuple[str, dict]] = {}
+    for raw in lines:
+        if b'"tool_use' not in raw and b'"assistant"' not in raw:
+            continue
+        try:
+            entry = parse_json(raw)
+        except ValueError:
+            continue
+        if not isinstance(entry, dict) or (entry.get("isSidechain") and not sidechain):
+            continue
+        message = entry.get("message")
+        if not isinstance(message, dict):
+            continue
+        if entry.get("type") == "assistant":
+            said = content_text(
+                [
+                    b
+                    for b in message.get("content") or ()
+                    if isinstance(b, dict) and b.get("type") == "text"
+                ]
+                if isinstance(message.get("content"), list)
+                else message.get("content"),
+                "\n",
+            )
+            if said.strip():
+                out.message = said
+            for block in tool_uses(message):
+                tool_input = block.get("input")
+                pending[block["id"]] = (
+                    str(block.get("name") or "?"),
+                    tool_input if isinstance(tool_input, dict) else {},
+                )
+                if len(pending) > PENDING_CAP:
+                    del pending[next(iter(pending))]
+        elif entry.get("type") == "user":
+            for block in tool_results(message):
+                call = pending.pop(str(block.get("tool_use_id")), None)
+                if call is None:
+                    continue
+                text = content_text(block.get("content"), "\n")[-OUTPUT_CAP:]
+                out.calls.append(
+                    (
+                        call[0],
+                        call[1],
+                        text,
+                        block.get("is_error") is True,
+                        entry.get("toolUseResult"),
+                    )
+                )
+    return out
+
+
+def _failing_line(error: str) -> str:
+    """The line of a failure that says what failed (the runner's named problem first)."""
+    from metacog.perception import symptoms
+
+    found = symptoms.problems(error)
+    if found:
+        return str(found[0][3])
+    for line in error.splitlines():
+        line = line.strip()
+        if line and not line.startswith("Exit code"):
+            return line[:160]
+    return error.strip()[:160]
+
+
+def evidence(calls: list[tuple[str, dict, str, bool, object]]) -> list[Evidence]:
+    """What the calls last showed that failed, nothing changed since: the latest run of each
+    check, the refused edits never redone, the commands whose latest run failed; latest first."""
+    from metacog.perception.hidden import hidden_failure
+
+    latest: dict[str, Evidence | None] = {}
+    edited = False
+    for tool, tool_input, text, is_error, result in calls:
+        if tool in EDIT_TOOLS:
+            path = tool_input.get("file_path") or tool_input.get("notebook_path") or ""
+            path = path if isinstance(path, str) else ""
+            name = path.rsplit("/", 1)[-1]
+            if is_error and text.lstrip().startswith(REFUSAL_TAG):
+                stem = name.split(".", 1)[0].lower()
+                latest["edit:" + path] = Evidence(
+                    "edit", "edit:" + path, name, _failing_line(text), edited, (name.lower(), stem)
+                )
+            elif not is_error:
+                latest.pop("edit:" + path, None)
+                if not path.endswith(DOC_EXTENSIONS):
+                    _changed(latest)
+                    edited = True
+            continue
+        command = tool_input.get("command") if tool == "Bash" else None
+        if not isinstance(command, str) or not command.strip():
+            continue
+        kind, segment = checks.kind(command)
+        error = text if is_error else ""
+        if not error and not text.startswith("[Request interrupted"):
+            error = hidden_failure(
+                tool, tool_input, result if isinstance(result, dict) else {"stdout": text}
+            )
+        line = _failing_line(error) if error else ""
+        if kind == checks.SERVICE and not line:
+            line = checks.down(command, text)
+        if "[Request interrupted" in text[:200] or "The user doesn't want to proceed" in text[:200]:
+            continue  # the person stopped it: no answer of the world
+        if kind:
+            named = checks.first_words(segment)
+            if kind == checks.SERVICE:  # `ps aux | grep vite` looks at vite
+                named = list(checks.words(segment)) or named
+            key = f"{kind}:{' '.join(named)}"
+            latest[key] = (
+                Evidence(kind, key, command, line, edited, checks.words(command)) if line else None
+            )
+            continue
+        if checks.asks(command):
+            continue
+        if not line:
+            _changed(latest)  # a command that ran: what the checks showed may not hold now
+        key = "command:" + " ".join(checks.first_words(command))
+        latest[key] = (
+            Evidence("command", key, command, line, edited, checks.words(command)) if line else None
+        )
+    return [e for e in reversed(latest.values()) if e is not None]
+
+
+def _changed(latest: dict) -> None:
+    """Something changed: what the checks and commands showed before may not hold any more
+    (a refused edit is still not made)."""
+    for key in latest:
+        if not key.startswith("edit:"):
+            latest[key] = None
+
+
+def _names(sentence: str, ev: Evidence) -> bool:
+    """Whether a sentence speaks of the thing the evidence is about."""
+    lowered = sentence.lower()
+    for word in (*checks.KIND_WORDS.get(ev.kind, ()), *ev.words):
+        at = lowered.find(word)
+        while at >= 0:
+            end = at + len(word)
+            if not word.isascii() or (
+                (at == 0 or not lowered[at - 1].isalnum())
+                and (end == len(lowered) or not lowered[end].isalnum())
+            ):
+                return True
+            at = lowered.find(word, end)
+    return False
+
+
+def contradicted(message: str, found: list[Evidence]) -> Evidence | None:
+    """The evidence the final message contradicts: a sentence claims success of what it looked
+    at, and no sentence names that failure. None when the message claims nothing of it."""
+    sentences = [s for s in _SENTENCES.split(message[:MESSAGE_CAP]) if s.strip()]
+    for ev in found:
+        named = [s for s in sentences if _names(s, ev)]
+        if any(_FAILURE.search(s) for s in named):
+            continue  # it says what failed
+        if any(_SUCCESS.search(s) for s in named):
+            return ev
+    return None
+
+
+def observation(ev: Evidence, subagent: bool = False) -> str:
+    """One line naming the check, its result and asking what is true now (<= 300 characters)."""
+    whose = "your report" if subagent else "your final message"
+    line = _short(ev.line, 110)
+    if ev.kind == "edit":
+        return (
+            f"metacog: your edit of `{_short(ev.command, 60)}` was refused (`{line}`) and not "
+            f"made since, yet {whose} reads as done. What is true now?"
+        )
+    when = "after your last edit" if ev.edited else "nothing changed since"
+    said = "showed" if ev.kind == checks.SERVICE else "failed"
+    return (
+        f"metacog: the last `{_short(ev.command, 80)}` ({when}) {said}: `{line}`, yet {whose} "
+        "reads as done. What is true now?"
+    )
+
+
+def _short(text: str, cap: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= cap else text[: cap - 1] + "…"
+
+
+def judge(path: str, message: str, sidechain: bool = False) -> Evidence | None:
+    """The evidence the turn's final message contradicts, read from the transcript at `path`;
+    `message` empty: the transcript's last text."""
+    seen = steps(read_end(path), sidechain)
+    message = message or seen.message
+    if not message.strip() or not _SUCCESS.search(message[:MESSAGE_CAP]):
+        return None
+    return contradicted(message, evidence(seen.calls))
+
+
+def said_before(st: dict, ev: Evidence) -> bool:
+    """Whether this evidence was said already in the session; remembers it if not."""
+    import zlib
+
+    mark = zlib.crc32(f"{ev.key}\x00{ev.line}".encode("utf-8", "replace"))
+    memory = st.get("turn_end")
+    memory = memory if isinstance(memory, dict) else {}
+    said = memory.get("said")
+    said = [s for s in said if isinstance(s, int)] if isinstance(said, list) else []
+    if mark in said:
+        return True
+    said.append(mark)
+    memory["said"] = said[-SAID_CAP:]
+    memory["count"] = (memory.get("count") if isinstance(memory.get("count"), int) else 0) + 1
+    st["turn_end"] = memory
+    return False
