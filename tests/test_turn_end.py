@@ -283,3 +283,22 @@ def test_replay_fires_stop_at_each_turn_end_with_its_final_message(tmp_path: Pat
     assert result["turn_ends"] == [1, 2]  # the person's second prompt, then the file's end
     said = [s for s in result["signals"] if s["sense"] == "turn-end"]
     assert [s["main"] for s in said] == [1] and "pytest -q" in said[0]["text"]
+
+
+def test_the_report_counts_contradicted_turn_ends_per_project_with_their_check(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    from metacog import report
+    from metacog.report import page, terminal
+
+    t = Transcript(tmp_path / "s.jsonl").prompt("first")
+    t.bash("pytest -q", FAILING, failed=True).say("All tests pass ✅")
+    t.prompt("second").bash("pytest -q", PASSING).say("All tests pass ✅")
+    built = report.build([str(t.path)], workers=1)
+    assert (built["totals"]["turn_ends"], built["totals"]["claims"]) == (2, 1)
+    (row,) = built["projects"].values()
+    assert row["claims"] == 1 and built["sessions"][0]["claims"][0]["check"] == "pytest -q"
+    shown = terminal.render(built)
+    assert "Turn ends that claimed what the session's own last check contradicted: 1 of 2" in shown
+    assert "`pytest -q`" in shown
+    assert ">pytest -q</td>" in page.render(built)

@@ -172,6 +172,7 @@ def render(report: dict) -> str:
         f'<p class="verdict">{html.escape(helped["verdict"])}</p>',
     ]
     parts += _recurring(report.get("recurring") or {})
+    parts += _claims(report)
     said, would = report["per_sense"]["said"], report["per_sense"]["would"]
     rows = [
         [
@@ -233,6 +234,26 @@ def render(report: dict) -> str:
         f'<script type="application/json" id="report-data">{data}</script><script>{SCRIPT}</script>'
         "</body></html>\n"
     )
+
+
+def _claims(report: dict) -> list[str]:
+    """Turn ends whose final message claimed what the session's own last check contradicted,
+    per project, with the checks that contradicted them."""
+    checks: dict[str, list[str]] = {}
+    for session in report["sessions"]:
+        for claim in session.get("claims") or ():
+            checks.setdefault(session["project"], []).append(claim["check"])
+    rows = [
+        [project_name(name), row["turn_ends"], row["claims"], "; ".join(checks.get(name, ())[-3:])]
+        for name, row in report["projects"].items()
+        if row.get("claims")
+    ]
+    total = report["totals"]
+    return [
+        "<h2>Turn ends that claimed what the session's own last check contradicted</h2>",
+        f"<p>{total.get('claims', 0):,} of {total.get('turn_ends', 0):,} turn ends.</p>",
+        *([_table(["", "turn ends", "contradicted", "checks (latest)"], rows)] if rows else []),
+    ]
 
 
 def _recurring(recurring: dict) -> list[str]:
