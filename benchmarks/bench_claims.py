@@ -2,6 +2,7 @@
 session read for claims through the real hook, a Stop at each turn end, and compare.
 
     python benchmarks/bench_claims.py [TRANSCRIPTS_DIR] [--json] [--texts]
+    python benchmarks/bench_claims.py --hook   (the Stop through hooks/run.sh, against a bare start)
 
 The sessions and their labels (CLAIMS.jsonl, protocol in LABELS.md's last section) live
 beside this repository in ../shared/transcripts. A turn end is the main agent's last message
@@ -91,6 +92,48 @@ def bare_start() -> float:
     return statistics.median(times)
 
 
+def through_hook(transcript: Path, runs: int) -> None:
+    """A Stop through the exact hooks.json command (the direct path and the resident one), on
+    `transcript` (a long real session: the end read is its last READ_CAP bytes), interleaved
+    with a bare start of the runtime's interpreter."""
+    import os
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from common import interleaved, report, runtime
+
+    stop = json.loads(
+        (ROOT / "tests" / "fixtures" / "stop-inputs-2.1.328.jsonl").read_text().splitlines()[0]
+    )
+    stop.update(
+        transcript_path=str(transcript), cwd=str(transcript.parent), session_id="bench-stop"
+    )
+    with runtime() as (python, data, home):
+        env = {**os.environ, "CLAUDE_PLUGIN_DATA": str(data), "METACOG_HOME": str(home)}
+        for var in ("METACOG_DISABLE", "METACOG_RESIDENT"):
+            env.pop(var, None)
+        hook = ["sh", str(ROOT / "hooks" / "run.sh")]
+        start = {
+            "hook_event_name": "SessionStart",
+            "session_id": "bench-stop",
+            "cwd": str(transcript.parent),
+            "source": "startup",
+        }
+        subprocess.run(
+            [*hook, "session-start"], input=json.dumps(start).encode(), env=env, check=True
+        )
+        time.sleep(1)  # the resident process starts after the reply
+        raw = json.dumps(stop).encode()
+        cases = {
+            "bare": ([str(python), "-c", "pass"], b""),
+            "stop": (hook, raw),
+            "stop-direct": (hook, raw, {"METACOG_RESIDENT": "0"}),
+        }
+        print(
+            f"Stop through run.sh on {transcript.name[:60]} ({transcript.stat().st_size >> 20} MB), {runs} runs:"
+        )
+        report(interleaved(cases, runs, env))
+
+
 def main(argv: list[str]) -> int:
     folder = Path(next((a for a in argv if not a.startswith("--")), DEFAULT_DIR))
     if not (folder / "CLAIMS.jsonl").is_file():
@@ -98,6 +141,9 @@ def main(argv: list[str]) -> int:
         return 2
     rows = [json.loads(line) for line in (folder / "CLAIMS.jsonl").read_text().splitlines()]
     read = {r["file"]: r["turns"] for r in rows if r["type"] == "claims-read"}
+    if "--hook" in argv:
+        through_hook(max((folder / name for name in read), key=lambda p: p.stat().st_size), 30)
+        return 0
     claims = defaultdict(list)
     for r in rows:
         if r["type"] == "claim":

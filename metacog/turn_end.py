@@ -60,7 +60,7 @@ class Evidence:
         self.kind = kind  # a checks kind, "edit" (refused, not redone) or "command"
         self.key = key  # what "the same check" means: its latest run replaces the earlier
         self.command = command  # what to quote: the command, or the refused edit's file
-        self.line = line  # the result line that says it failed
+        self.line = line  # what its result said (then, once it is evidence, the line that failed)
         self.edited = edited  # an edit came before it: it is the run after the last edit
         self.words = words  # what a message names when it speaks of it
 
@@ -184,7 +184,7 @@ def evidence(calls: list[tuple[str, dict, str, bool, object]]) -> list[Evidence]
             if is_error and text.lstrip().startswith(REFUSAL_TAG):
                 stem = name.split(".", 1)[0].lower()
                 latest["edit:" + path] = Evidence(
-                    "edit", "edit:" + path, name, _failing_line(text), edited, (name.lower(), stem)
+                    "edit", "edit:" + path, name, text, edited, (name.lower(), stem)
                 )
             elif not is_error:
                 latest.pop("edit:" + path, None)
@@ -195,35 +195,41 @@ def evidence(calls: list[tuple[str, dict, str, bool, object]]) -> list[Evidence]
         command = tool_input.get("command") if tool == "Bash" else None
         if not isinstance(command, str) or not command.strip():
             continue
+        if "[Request interrupted" in text[:200] or "The user doesn't want to proceed" in text[:200]:
+            continue  # the person stopped it: no answer of the world
         kind, segment = checks.kind(command)
         error = text if is_error else ""
-        if not error and not text.startswith("[Request interrupted"):
+        if not error:
             error = hidden_failure(
                 tool, tool_input, result if isinstance(result, dict) else {"stdout": text}
             )
-        line = _failing_line(error) if error else ""
-        if kind == checks.SERVICE and not line:
-            line = checks.down(command, text)
-        if "[Request interrupted" in text[:200] or "The user doesn't want to proceed" in text[:200]:
-            continue  # the person stopped it: no answer of the world
+        if kind == checks.SERVICE and not error:
+            error = checks.down(command, text)
         if kind:
             named = checks.first_words(segment)
             if kind == checks.SERVICE:  # `ps aux | grep vite` looks at vite
                 named = list(checks.words(segment)) or named
             key = f"{kind}:{' '.join(named)}"
             latest[key] = (
-                Evidence(kind, key, command, line, edited, checks.words(command)) if line else None
+                Evidence(kind, key, command, error, edited, checks.words(command))
+                if error
+                else None
             )
             continue
         if checks.asks(command):
             continue
-        if not line:
+        if not error:
             _changed(latest)  # a command that ran: what the checks showed may not hold now
         key = "command:" + " ".join(checks.first_words(command))
         latest[key] = (
-            Evidence("command", key, command, line, edited, checks.words(command)) if line else None
+            Evidence("command", key, command, error, edited, checks.words(command))
+            if error
+            else None
         )
-    return [e for e in reversed(latest.values()) if e is not None]
+    found = [e for e in reversed(latest.values()) if e is not None]
+    for ev in found:  # the line that says what failed, read only for what is still evidence
+        ev.line = _failing_line(ev.line)
+    return found
 
 
 def _changed(latest: dict) -> None:
@@ -238,6 +244,8 @@ def _names(sentence: str, ev: Evidence) -> bool:
     """Whether a sentence speaks of the thing the evidence is about."""
     lowered = sentence.lower()
     for word in (*checks.KIND_WORDS.get(ev.kind, ()), *ev.words):
+        if not word:
+            continue  # an edit of no file names nothing (and "" is found everywhere)
         at = lowered.find(word)
         while at >= 0:
             end = at + len(word)
@@ -246,7 +254,7 @@ def _names(sentence: str, ev: Evidence) -> bool:
                 and (end == len(lowered) or not lowered[end].isalnum())
             ):
                 return True
-            at = lowered.find(word, end)
+            at = lowered.find(word, at + 1)
     return False
 
 

@@ -220,6 +220,13 @@ def test_a_refused_edit_never_redone_contradicts_a_claim_naming_the_file(
     assert ends(session.path.parent / "t2.jsonl", "Updated config.py ✅") == ""
 
 
+def test_a_refused_edit_of_no_file_names_nothing(session: Transcript) -> None:
+    session.call(
+        "Edit", {"old_string": "a"}, "<tool_use_error>file_path is required</tool_use_error>", True
+    )
+    assert ends(session.path, "Updated everything ✅") == ""
+
+
 def test_the_final_message_falls_back_to_the_transcript(session: Transcript) -> None:
     session.bash("pytest -q", FAILING, failed=True).say("All tests pass ✅")
     payload = stop_payload(transcript_path=str(session.path), cwd=str(session.path.parent))
