@@ -202,9 +202,11 @@ def main(argv: list[str]) -> int:
                     repo["caught"] += 1
                     repo["caught_sure"] += not claim.get("unsure")
                     repo["named"] += named
+            per_turn = defaultdict(int)
+            for stop in stops:
+                per_turn[stop["turn"]] += 1
             repo["stops_per_turn_max"] = max(
-                repo["stops_per_turn_max"],
-                max((sum(s["main"] == at for s in stops) for at in set(ends)), default=0),
+                repo["stops_per_turn_max"], max(per_turn.values(), default=0)
             )
     finally:
         handlers.HANDLERS["Stop"] = handler

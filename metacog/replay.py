@@ -102,8 +102,9 @@ class _Timeline:
     def turn_end(self, base: dict) -> list[dict]:
         """The Stop the turn ends with, where one ends: the person speaks next, or the file ends
         (a task notification is not the person, and continues the turn)."""
-        if not self.turn_open:
-            return []
+        if not self.turn_open or not self.last_text:
+            self.turn_open = False
+            return []  # no final message: Claude Code fires no Stop for an interrupted turn
         self.turn_open = False
         self.ends.append(self.main_calls)
         message, self.last_text = self.last_text, ""
@@ -206,15 +207,20 @@ class _Timeline:
         """A prompt, after the Stop of the turn it ends: the person's ends one (a task
         notification is not the person's, and the turn goes on)."""
         self.prompts.append(clock)
-        person = not prompt.lstrip().startswith(handlers.TASK_NOTIFICATION)
+        person = not prompt.lstrip().startswith(
+            (handlers.TASK_NOTIFICATION, "[Request interrupted")
+        )
         ends = self.turn_end(base) if person else []
         return [*ends, {**base, "hook_event_name": "UserPromptSubmit", "prompt": prompt}]
 
     def _answered(self, message: dict) -> None:
-        """The main agent answered: its turn is open, and its text is the last said so far."""
+        """The main agent answered: its turn is open, and its final message is its text after
+        its last call (a turn whose last act was a call, interrupted, ends with no message)."""
         self.turn_open = True
         content = message.get("content")
         if isinstance(content, list):
+            if any(isinstance(b, dict) and b.get("type") == "tool_use" for b in content):
+                self.last_text = ""
             content = [b for b in content if isinstance(b, dict) and b.get("type") == "text"]
         said = content_text(content, "\n")
         self.last_text = said if said.strip() else self.last_text
@@ -366,8 +372,9 @@ def _replay(
                         if body:
                             before, fired = fired, _fired(state_dir)
                             senses = [s for s in fired if fired[s] > before.get(s, 0)] or ["note"]
-                            if payload["hook_event_name"] == "Stop":
-                                senses = ["turn-end"]
+                            stop = payload["hook_event_name"] == "Stop"
+                            if stop:
+                                senses = ["turn-end"]  # placed at its turn end (`turn`)
                             text = (body.get("hookSpecificOutput") or {}).get(
                                 "additionalContext", ""
                             )
@@ -379,6 +386,7 @@ def _replay(
                                     "person": body.get("systemMessage", ""),
                                     "at": len(calls) - 1,
                                     "main": timeline.main_calls,
+                                    **({"turn": len(timeline.ends) - 1} if stop else {}),
                                     "t": now,
                                 }
                             )

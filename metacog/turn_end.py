@@ -52,16 +52,15 @@ _SENTENCES = re.compile(r"(?<=[.!?])\s+|[\n。！？]+")
 class Evidence:
     """What the session last showed of one thing: a check that failed, a refused edit."""
 
-    __slots__ = ("command", "edited", "key", "kind", "line", "words")
+    __slots__ = ("after_edit", "command", "edited", "key", "kind", "line", "words")
 
-    def __init__(
-        self, kind: str, key: str, command: str, line: str, edited: bool, words: tuple
-    ) -> None:
+    def __init__(self, kind: str, key: str, command: str, line: str, words: tuple) -> None:
         self.kind = kind  # a checks kind, "edit" (refused, not redone) or "command"
         self.key = key  # what "the same check" means: its latest run replaces the earlier
         self.command = command  # what to quote: the command, or the refused edit's file
         self.line = line  # what its result said (then, once it is evidence, the line that failed)
-        self.edited = edited  # an edit came before it: it is the run after the last edit
+        self.edited = False  # an edit came after it: the latest run, not after the last edit
+        self.after_edit = False  # an edit came before it: the run after the last edit
         self.words = words  # what a message names when it speaks of it
 
 
@@ -156,87 +155,123 @@ def steps(lines: list[bytes], sidechain: bool = False) -> Steps:
 
 
 def _failing_line(error: str) -> str:
-    """The line of a failure that says what failed (the runner's named problem first)."""
+    """The line of a failure that says what failed (the runner's named problem first); '' when
+    no line says anything (a banner of box characters, colour codes alone)."""
     from metacog.perception import symptoms
+    from metacog.perception.action import plain
 
+    error = str(plain(error))
+    said = checks.says_failed(error)
+    if said:
+        return said
     found = symptoms.problems(error)
     if found:
         return str(found[0][3])
-    for line in error.splitlines():
-        line = line.strip()
-        if line and not line.startswith("Exit code"):
-            return line[:160]
-    return error.strip()[:160]
+    # A script's own words: where it stopped is its last line that says anything.
+    lines = [line.strip() for line in error.splitlines() if any(c.isalpha() for c in line)]
+    said_lines = [line for line in lines if not line.startswith("Exit code")]
+    return (said_lines or lines or [""])[-1][:160]
 
 
 def evidence(calls: list[tuple[str, dict, str, bool, object]]) -> list[Evidence]:
-    """What the calls last showed that failed, nothing changed since: the latest run of each
-    check, the refused edits never redone, the commands whose latest run failed; latest first."""
-    from metacog.perception.hidden import hidden_failure
-
+    """What the calls last showed that failed: the latest run of each check (a later edit does
+    not make a script's or a service's failure pass: only its next run says), the refused edits
+    never made since, the scripts whose latest run failed; latest first."""
     latest: dict[str, Evidence | None] = {}
-    edited = False
+    edits = 0  # code edits so far: a run after one is the run "after your last edit"
     for tool, tool_input, text, is_error, result in calls:
         if tool in EDIT_TOOLS:
             path = tool_input.get("file_path") or tool_input.get("notebook_path") or ""
-            path = path if isinstance(path, str) else ""
-            name = path.rsplit("/", 1)[-1]
+            name = path.rsplit("/", 1)[-1] if isinstance(path, str) else ""
             if is_error and text.lstrip().startswith(REFUSAL_TAG):
-                stem = name.split(".", 1)[0].lower()
-                latest["edit:" + path] = Evidence(
-                    "edit", "edit:" + path, name, text, edited, (name.lower(), stem)
-                )
+                if name:
+                    stem = name.split(".", 1)[0].lower()
+                    ev = Evidence("edit", "edit:" + name, name, text, (name.lower(), stem))
+                    latest[ev.key] = ev
             elif not is_error:
-                latest.pop("edit:" + path, None)
-                if not path.endswith(DOC_EXTENSIONS):
-                    _changed(latest)
-                    edited = True
+                latest.pop("edit:" + name, None)
+                if not name.endswith(DOC_EXTENSIONS):
+                    _edited(latest)
+                    edits += 1
             continue
         command = tool_input.get("command") if tool == "Bash" else None
-        if not isinstance(command, str) or not command.strip():
-            continue
-        if "[Request interrupted" in text[:200] or "The user doesn't want to proceed" in text[:200]:
-            continue  # the person stopped it: no answer of the world
-        kind, segment = checks.kind(command)
-        error = text if is_error else ""
-        if not error:
-            error = hidden_failure(
-                tool, tool_input, result if isinstance(result, dict) else {"stdout": text}
-            )
-        if kind == checks.SERVICE and not error:
-            error = checks.down(command, text)
-        if kind:
-            named = checks.first_words(segment)
-            if kind == checks.SERVICE:  # `ps aux | grep vite` looks at vite
-                named = list(checks.words(segment)) or named
-            key = f"{kind}:{' '.join(named)}"
-            latest[key] = (
-                Evidence(kind, key, command, error, edited, checks.words(command))
-                if error
-                else None
-            )
-            continue
-        if checks.asks(command):
-            continue
-        if not error:
-            _changed(latest)  # a command that ran: what the checks showed may not hold now
-        key = "command:" + " ".join(checks.first_words(command))
-        latest[key] = (
-            Evidence("command", key, command, error, edited, checks.words(command))
-            if error
-            else None
-        )
+        if isinstance(command, str) and command.strip() and not text.startswith(PERSON):
+            ev = _ran(latest, command, text, is_error, result)
+            if ev is not None:
+                ev.after_edit = edits > 0
     found = [e for e in reversed(latest.values()) if e is not None]
     for ev in found:  # the line that says what failed, read only for what is still evidence
         ev.line = _failing_line(ev.line)
-    return found
+    return [e for e in found if e.line]
 
 
-def _changed(latest: dict) -> None:
-    """Something changed: what the checks and commands showed before may not hold any more
-    (a refused edit is still not made)."""
-    for key in latest:
-        if not key.startswith("edit:"):
+def _ran(latest: dict, command: str, text: str, is_error: bool, result: object) -> Evidence | None:
+    """One shell command folded into the evidence: its run is the latest of its check (the
+    new evidence where it failed, returned); what it changed, changed."""
+    if not is_error:
+        for key in [k for k in latest if k.startswith("edit:") and k[5:] in command]:
+            del latest[key]  # written another way (`cat > f`, `cp`, `sed -i`)
+        if checks.starts(command):
+            _started(latest)
+    kind, segment = checks.kind(command)
+    if kind:
+        named = checks.first_words(segment)
+        if kind == checks.SERVICE:  # `ps aux | grep vite` looks at vite
+            named = list(checks.words(segment)) or named
+        elif kind == checks.TEST:  # `cargo test`, with whatever flags and variables
+            named = [checks.runner(command) or " ".join(named)]
+        key, words = f"{kind}:{' '.join(named)}", checks.words(command)
+    else:
+        # A command that checks nothing is evidence only as the script it runs: a message
+        # names that (`./run-agents.sh`), not a program on the PATH.
+        script = checks.script(command).rsplit("/", 1)[-1]
+        if not script or checks.asks(command):
+            return None
+        kind, key, words = "command", "command:" + script, checks.script_words(script)
+    error = _failure(command, text, is_error, result, kind)
+    latest[key] = Evidence(kind, key, command, error, words) if error else None
+    return latest[key]
+
+
+def _failure(command: str, text: str, is_error: bool, result: object, kind: str) -> str:
+    """What a shell call's result says failed ('' for nothing): its error, a runner's failure
+    under exit 0 (metacog.perception.hidden), a script's own failure line, a service found down."""
+    from metacog.perception.hidden import hidden_failure
+
+    if is_error:
+        return "" if text.startswith(GUARDS) else text
+    response = result if isinstance(result, dict) else {"stdout": text}
+    error = hidden_failure("Bash", {"command": command}, response)
+    if not error:
+        error = checks.says_failed(text) if not checks.asks(command) else ""
+    if not error and kind == checks.SERVICE:
+        error = checks.down(command, text)
+    return error
+
+
+# Runners list what to fix: an edit after one is taken for the fix, and its failure no longer
+# stands (issue 40's readers did not count a lint run, then its fixes, as contradicted).
+# The person stopped the call: no answer of the world.
+PERSON = ("[Request interrupted", "The user doesn't want to proceed")
+# The person's or the settings' no, not the world's answer (Claude Code's permission text).
+GUARDS = ("Permission to use", "<tool_use_error>")
+RUNNERS = (checks.TEST, checks.BUILD, checks.LINT)
+
+
+def _edited(latest: dict) -> None:
+    """An edit came after these runs: a runner's failure no longer stands; a script's or a
+    service's does, and says it was not run again since."""
+    for key, ev in latest.items():
+        if ev is not None and ev.kind in RUNNERS:
+            latest[key] = None
+        elif ev is not None and ev.kind != "edit":
+            ev.edited = True
+
+
+def _started(latest: dict) -> None:
+    """Something was started: what a look at a service showed before no longer stands."""
+    for key, ev in latest.items():
+        if ev is not None and ev.kind == checks.SERVICE:
             latest[key] = None
 
 
@@ -280,7 +315,13 @@ def observation(ev: Evidence, subagent: bool = False) -> str:
             f"metacog: your edit of `{_short(ev.command, 60)}` was refused (`{line}`) and not "
             f"made since, yet {whose} reads as done. What is true now?"
         )
-    when = "after your last edit" if ev.edited else "nothing changed since"
+    when = (
+        "not run again since your last edit"
+        if ev.edited
+        else "after your last edit"
+        if ev.after_edit
+        else "its latest run"
+    )
     said = "showed" if ev.kind == checks.SERVICE else "failed"
     return (
         f"metacog: the last `{_short(ev.command, 80)}` ({when}) {said}: `{line}`, yet {whose} "

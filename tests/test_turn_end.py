@@ -148,6 +148,74 @@ def test_a_doc_edit_after_the_failure_changes_nothing_the_run_showed(session: Tr
     assert "pytest -q" in ends(session.path, "All tests pass ✅")
 
 
+def test_a_later_run_of_the_same_runner_answers_for_it(session: Transcript) -> None:
+    session.bash("pytest -q", FAILING, failed=True).bash(
+        "source .env && uv run pytest -x tests/", PASSING
+    )
+    assert ends(session.path, "All tests pass ✅") == ""
+
+
+def test_a_scripts_failure_stands_after_an_edit_until_it_runs_again(session: Transcript) -> None:
+    session.bash(
+        "./run-agents.sh",
+        "Exit code 1\n[7/8] Running validation tests...\nBridge exited",
+        failed=True,
+    )
+    session.edit("/p/agents/bridge.py")
+    said = ends(session.path, "### ✅ **run-agents.sh** works: 31 agents registered")
+    assert said.startswith(
+        "metacog: the last `./run-agents.sh` (not run again since your last edit) failed: "
+    )
+    assert "Bridge exited" in said
+    session.bash("./run-agents.sh", "All 31 agents registered")
+    assert ends(session.path, "### ✅ **run-agents.sh** works now") == ""
+
+
+def test_a_scripts_own_failure_line_under_exit_0_is_evidence_named_as_a_phrase(
+    session: Transcript,
+) -> None:
+    session.bash(
+        "python3 VOICE_INPUT_SYSTEM.py",
+        "loading…\n❌ Import failed: unterminated f-string literal\ndone",
+    )
+    said = ends(session.path, "## 🎤 VOICE INPUT SYSTEM READY")
+    assert "`python3 VOICE_INPUT_SYSTEM.py`" in said and "❌ Import failed" in said
+    assert ends(session.path, "I wrote the voice notes; nothing else ran.") == ""
+
+
+def test_a_status_script_seen_stopped_until_something_is_started(session: Transcript) -> None:
+    session.bash("./STATUS.sh", "[Binary Protocol]   Status: ● STOPPED\n[Agents] 31 registered")
+    assert "`./STATUS.sh` (its latest run) showed: `[Binary Protocol] Status: ● STOPPED`" in ends(
+        session.path, "The agent system is stable and operational ✅"
+    )
+    other = Transcript(session.path.parent / "t2.jsonl").prompt("x")
+    other.bash("./STATUS.sh", "[Binary Protocol]   Status: ● STOPPED").bash(
+        "nohup ./run_agent_system.sh &"
+    )
+    # Another session: the same evidence is said once per session.
+    assert ends(other.path, "The agent system is stable and operational ✅", session_id="s2") == ""
+
+
+def test_a_program_on_the_path_or_a_refusal_is_no_evidence(session: Transcript) -> None:
+    session.bash("gh pr checks 142", "Exit code 8\nsome checks are still pending", failed=True)
+    session.bash(
+        "./deploy.sh",
+        "Permission to use Bash with command ./deploy.sh has been denied.",
+        failed=True,
+    )
+    assert ends(session.path, "PR checks pass ✅, deploy.sh ran, all done") == ""
+
+
+def test_a_chinese_claim_naming_the_failed_script(session: Transcript) -> None:
+    session.bash(
+        "bash scripts/setup-cron.sh",
+        "scripts/setup-cron.sh: line 24: crontab: command not found",
+        failed=True,
+    )
+    said = ends(session.path, "C. 定时任务 ✅ 已配置（setup-cron.sh）")
+    assert "`bash scripts/setup-cron.sh`" in said and "crontab: command not found" in said
+
+
 def test_a_message_that_names_the_failure_is_left_alone(session: Transcript) -> None:
     session.bash("pytest -q", FAILING, failed=True)
     assert (

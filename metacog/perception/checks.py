@@ -12,7 +12,15 @@ from __future__ import annotations
 
 import re
 
-from metacog.perception.shell import QUESTIONS, actor, first_step, test_command
+from metacog.perception.shell import (
+    QUESTIONS,
+    TEST_COMMANDS,
+    WRAPPERS,
+    actor,
+    first_step,
+    script,
+    test_command,
+)
 
 # Kinds of check, each with the words a message uses for what it checked (matched whole,
 # case-insensitively; the CJK ones as they stand): a claim about that kind names one.
@@ -136,7 +144,26 @@ def kind(command: str) -> tuple[str, str]:
             return BUILD, segment
         if _SERVICES.match(head) or _SERVICES.match(actor(segment) or "-"):
             return SERVICE, segment
+        named = script_kind(segment)
+        if named:
+            return named, segment
     return "", ""
+
+
+def runner(command: str) -> str:
+    """The test runner a command runs (`cargo test`, `pytest`, `bun run test`), past its
+    wrappers, variables, flags and folders: every run of it is a run of the same check."""
+    for segment in _SEGMENTS.split(command[:2000].replace("|", "\n")):
+        words = [w for w in segment.split() if "=" not in w or w.startswith("-")]
+        while words and words[0].lower() in WRAPPERS:
+            words.pop(0)
+        if words and "/" in words[0] and not words[0].startswith("./gradlew"):
+            words[0] = words[0].rsplit("/", 1)[-1]
+        head = " ".join(words).lower()
+        for known in TEST_COMMANDS:
+            if head == known or head.startswith(known + " "):
+                return known
+    return ""
 
 
 def first_words(command: str) -> list[str]:
@@ -151,6 +178,60 @@ def asks(command: str) -> bool:
     it changes nothing a check showed."""
     program = actor(command)
     return not program or program in QUESTIONS  # '': it waits first (`sleep 5 && …`)
+
+
+# What a project's own script prints when something it ran or looked at failed, whatever its
+# exit status (`✗ Git hook did not update the index`, `Python Agent Bridge  STOPPED`, `Final
+# test status: FAILED`): a line marked failed by the script, or a program's own crash.
+_SAYS_FAILED = re.compile(
+    r"^\s*(?:[\u2717\u2718\u274c]|\[(?:FAIL|FAILED|ERROR)\])|\bFAILED\b|\bSTOPPED\b|"
+    r"(?i:\bstatus:?\s+(?:error|failed|stopped|down|inactive)\b|\bbuild failed\b)|command not found|"
+    r"\b(?:ModuleNotFoundError|ImportError|SyntaxError|NameError)\b|Traceback \(most recent call last\)"
+)
+# A command that starts something (in the background, a service, containers): what a look at
+# a service showed before it may not hold after.
+_STARTS = re.compile(
+    r"&\s*$|&\s*(?:echo|sleep)\b|\bnohup\b|\b(?:systemctl|service)\s+\S*\s*(?:start|restart)\b|"
+    r"\bdocker(?:-compose| compose) (?:up|start|restart)\b|\b(?:npm|pnpm|yarn|bun) (?:run )?(?:dev|start|serve)\b|"
+    r"\b(?:pm2|supervisorctl) (?:start|restart)\b"
+)
+
+
+def starts(command: str) -> bool:
+    """Whether a command starts something (a server, a service, a background job)."""
+    return not asks(command) and bool(_STARTS.search(command[:2000]))
+
+
+# A script named for what it checks (`./STATUS.sh`, `health_check.py`, `verify-install.sh`).
+_STATUS_SCRIPT = re.compile(r"status|health", re.IGNORECASE)
+_TEST_SCRIPT = re.compile(r"test|verify|validate|check", re.IGNORECASE)
+
+
+def says_failed(output: str) -> str:
+    """The first line of a command's output that says something failed, '' for none."""
+    for line in output.splitlines()[-400:]:
+        if _SAYS_FAILED.search(line[:400]):
+            return line.strip()[:160]
+    return ""
+
+
+def script_words(name: str) -> tuple[str, ...]:
+    """How a message names a script: its file name, its stem, and the stem's parts as a phrase
+    (`VOICE_INPUT_SYSTEM.py`: "voice input system"), lower-cased."""
+    name = name.lower()
+    stem = name.split(".", 1)[0]
+    phrase = " ".join(p for p in re.split(r"[_-]+", stem) if p)
+    return tuple(dict.fromkeys(w for w in (name, stem, phrase) if len(w) >= 4))
+
+
+def script_kind(command: str) -> str:
+    """The kind of check a project's script is by its name ('' for another script)."""
+    name = script(command).rsplit("/", 1)[-1]
+    if not name:
+        return ""
+    if _STATUS_SCRIPT.search(name):
+        return SERVICE
+    return TEST if _TEST_SCRIPT.search(name) else ""
 
 
 def down(command: str, output: str) -> str:
