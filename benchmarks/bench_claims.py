@@ -3,6 +3,7 @@ session read for claims through the real hook, a Stop at each turn end, and comp
 
     python benchmarks/bench_claims.py [TRANSCRIPTS_DIR] [--json] [--texts]
     python benchmarks/bench_claims.py --hook   (the Stop through hooks/run.sh, against a bare start)
+    python benchmarks/bench_claims.py --unread (what it says in the sessions not read for claims)
 
 The sessions and their labels (CLAIMS.jsonl, protocol in LABELS.md's last section) live
 beside this repository in ../shared/transcripts. A turn end is the main agent's last message
@@ -134,6 +135,28 @@ def through_hook(transcript: Path, runs: int) -> None:
         report(interleaved(cases, runs, env))
 
 
+def unread(folder: Path, read: set[str]) -> int:
+    """The sessions not read for claims: every text said at their turn ends, to be read (none
+    is labelled either way), and how often per 100 turn ends."""
+    ends = said = 0
+    for path in sorted(folder.glob("*.jsonl")):
+        if (
+            path.name in read
+            or path.name.isupper()
+            or (path.name[:1].isupper() and "+" not in path.name)
+        ):
+            continue
+        result = replay(str(path))
+        ends += len(result["turn_ends"])
+        for stop in (s for s in result["signals"] if s["sense"] == "turn-end"):
+            said += 1
+            print(f"  {path.name[:60]} @{stop['main']}: {stop['text']}")
+    print(
+        f"sessions not read for claims: {said} said at {ends} turn ends ({100 * said / max(ends, 1):.2f} per 100)"
+    )
+    return 0
+
+
 def main(argv: list[str]) -> int:
     folder = Path(next((a for a in argv if not a.startswith("--")), DEFAULT_DIR))
     if not (folder / "CLAIMS.jsonl").is_file():
@@ -141,6 +164,8 @@ def main(argv: list[str]) -> int:
         return 2
     rows = [json.loads(line) for line in (folder / "CLAIMS.jsonl").read_text().splitlines()]
     read = {r["file"]: r["turns"] for r in rows if r["type"] == "claims-read"}
+    if "--unread" in argv:
+        return unread(folder, set(read))
     if "--hook" in argv:
         through_hook(max((folder / name for name in read), key=lambda p: p.stat().st_size), 30)
         return 0

@@ -254,7 +254,7 @@ def _failure(command: str, text: str, is_error: bool, result: object, kind: str)
 # The person stopped the call: no answer of the world.
 PERSON = ("[Request interrupted", "The user doesn't want to proceed")
 # The person's or the settings' no, not the world's answer (Claude Code's permission text).
-GUARDS = ("Permission to use", "<tool_use_error>")
+GUARDS = ("Permission to use", "Permission for this action", "<tool_use_error>")
 RUNNERS = (checks.TEST, checks.BUILD, checks.LINT)
 
 

@@ -206,6 +206,22 @@ def test_a_program_on_the_path_or_a_refusal_is_no_evidence(session: Transcript) 
     assert ends(session.path, "PR checks pass ✅, deploy.sh ran, all done") == ""
 
 
+def test_a_download_and_a_classifiers_no_are_no_evidence(session: Transcript) -> None:
+    session.bash(
+        "curl -o public/hero.png https://via.placeholder.com/800",
+        "curl: (6) Could not resolve host: via.placeholder.com",
+        failed=True,
+    )
+    session.bash(
+        "./build-site.sh",
+        "Permission for this action was denied by the Claude Code auto mode classifier.",
+        failed=True,
+    )
+    assert (
+        ends(session.path, "The site is running with its hero image ✅; build-site.sh works") == ""
+    )
+
+
 def test_a_chinese_claim_naming_the_failed_script(session: Transcript) -> None:
     session.bash(
         "bash scripts/setup-cron.sh",

@@ -71,10 +71,12 @@ _LINTS = re.compile(
 )
 # Looks at a running service: its status, its processes, its port, its answer.
 _SERVICES = re.compile(
-    r"^(?:systemctl (?:status|is-active)|service \S+ status|ps|pgrep|pidof|curl|wget|http|nc -z|"
+    r"^(?:systemctl (?:status|is-active)|service \S+ status|ps|pgrep|pidof|curl|http|nc -z|"
     r"ss|netstat|lsof -i|docker (?:compose )?ps|docker-compose ps|docker logs|kubectl get|"
     r"pm2 (?:status|list|ls)|supervisorctl status)\b"
 )
+# A curl that fetches a file is a download, not a look at a service.
+_DOWNLOAD = re.compile(r"\bcurl\b.*\s(?:-[a-zA-Z]*[oO]\b|--output\b|--remote-name\b)")
 # What a look at a service answers when nothing is there (the command itself may exit 0:
 # `ps aux | grep x`, `curl … || echo down`, `systemctl status` piped into `head`).
 _DOWN = re.compile(
@@ -142,7 +144,9 @@ def kind(command: str) -> tuple[str, str]:
             return LINT, segment
         if _BUILDS.match(head):
             return BUILD, segment
-        if _SERVICES.match(head) or _SERVICES.match(actor(segment) or "-"):
+        if (
+            _SERVICES.match(head) or _SERVICES.match(actor(segment) or "-")
+        ) and not _DOWNLOAD.search(segment):
             return SERVICE, segment
         named = script_kind(segment)
         if named:
