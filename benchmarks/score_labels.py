@@ -105,6 +105,8 @@ def placed(path: Path, cfg: dict | None = None) -> tuple[list[dict], int]:
     calls = main_thread_calls(path)
     out = []
     for signal in result["signals"]:
+        if signal["sense"] == "turn-end":
+            continue  # a turn's end, not a call: scored by benchmarks/bench_claims.py
         index = signal["call"] - 1
         if 0 <= index < len(calls) and calls[index][1]:
             out.append({**signal, "at": calls[index][0]})

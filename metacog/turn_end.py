@@ -22,7 +22,7 @@ import re
 
 from metacog.fsutil import open_regular, parse_json, read_fd
 from metacog.perception import checks
-from metacog.perception.tools import EDIT_TOOLS, REFUSAL_TAG
+from metacog.perception.tools import EDIT_TOOLS, REFUSAL_TAG, untagged
 from metacog.transcript import content_text, tool_results, tool_uses
 
 READ_CAP = 2 * 1024 * 1024  # bytes of the transcript's end read at a turn end
@@ -160,7 +160,7 @@ def _failing_line(error: str) -> str:
     from metacog.perception import symptoms
     from metacog.perception.action import plain
 
-    error = str(plain(error))
+    error = untagged(str(plain(error)))
     said = checks.says_failed(error)
     if said:
         return said

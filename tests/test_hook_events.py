@@ -169,3 +169,31 @@ def test_errors_go_to_the_log(isolated_home: Path, monkeypatch: pytest.MonkeyPat
     log = (isolated_home / "state" / "metacog.log").read_text()
     assert "RuntimeError" in log and "sense exploded" in log
     assert dict(os.environ) == env  # the hook leaves the environment as it found it
+
+
+def test_stop_through_a_real_process_speaks_once_and_a_normal_end_is_silent(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    from test_turn_end import FAILING, PASSING, Transcript, stop_payload
+
+    env = {**os.environ}
+    failing = (
+        Transcript(tmp_path / "failing.jsonl")
+        .prompt("fix it")
+        .bash("pytest -q", FAILING, failed=True)
+    )
+    passing = Transcript(tmp_path / "passing.jsonl").prompt("fix it").bash("pytest -q", PASSING)
+
+    def stop(path: Path, sid: str) -> subprocess.CompletedProcess:
+        payload = stop_payload(
+            last_assistant_message="All tests pass ✅", transcript_path=str(path), session_id=sid
+        )
+        return run_hook(json.dumps(payload).encode(), env)
+
+    said = stop(failing.path, "s-failing")
+    assert said.returncode == 0 and said.stderr == b""
+    out = json.loads(said.stdout)["hookSpecificOutput"]
+    assert out["hookEventName"] == "Stop" and "`pytest -q`" in out["additionalContext"]
+    again = stop(failing.path, "s-failing")  # the same evidence: said already
+    quiet = stop(passing.path, "s-passing")
+    assert (again.returncode, again.stdout, quiet.returncode, quiet.stdout) == (0, b"", 0, b"")
