@@ -7,7 +7,7 @@ from metacog.event import Event
 from metacog.perception import action as actions
 from metacog.perception import novelty
 from metacog.perception.call import Call
-from metacog.perception.tools import FILE_TOOLS
+from metacog.perception.tools import EDIT_TOOLS, FILE_TOOLS
 
 TASK_NOTIFICATION = "<task-notification>"  # a finished background agent, not the person
 PENDING_CAP = 3  # notes waiting for the main agent's next call
@@ -53,6 +53,10 @@ def _read_transcript(st: dict, event: Event, cfg: dict, state_dir: str, now: flo
     cwd = event.cwd
     refused = []
     for name, tool_input, error, turn in news.refused:
+        if name in EDIT_TOOLS and cfg["turn-end"]["enabled"]:
+            from metacog import turn_end  # an edit refused: evidence until it is made
+
+            turn_end.observe(turn_end.memory(st, ""), name, tool_input, error, True, None)
         prints, named = novelty.read(name, tool_input, "", error)
         refused.append(
             actions.make(
@@ -93,6 +97,8 @@ def on_tool(event: Event, state_dir: str, now: float) -> dict | None:
             call = call.but(turn=transcript.turn_of(st.get("transcript") or {}, event.tool_use_id))
         felt, ctx = _feel(st, call, event, cfg, state_dir, root, totals, now)
         signals += felt
+        if cfg["turn-end"]["enabled"] and (event.tool == "Bash" or event.tool in EDIT_TOOLS):
+            _observe(st, event, state_dir)
         if ctx.tokens:  # how full the context got, for the context-pressure pattern
             summary.bump_max(totals, "max_context_fill", round(ctx.fill, 3))
         agent_text, person_text = nervous.compose(signals)
@@ -100,6 +106,20 @@ def on_tool(event: Event, state_dir: str, now: float) -> dict | None:
             extra = " ".join(st.pop("pending"))
             agent_text = f"{agent_text} {extra}" if agent_text else nervous.PREFIX + extra
     return reply(event.name, agent_text, person_text)
+
+
+def _observe(st: dict, event: Event, state_dir: str) -> None:
+    """What the turn's end will be held against (metacog.turn_end), kept at each call: the
+    transcript may not hold the turn's last results yet at its Stop (measured, docs/turn-end.md)."""
+    from metacog import turn_end
+
+    memory = turn_end.memory(st, event.agent)
+    try:
+        turn_end.observe_event(memory, event)
+    except Exception as exc:  # noqa: BLE001 - the turn's end must not cost the call its senses
+        memory.clear()  # what it kept may be what broke it
+        fsutil.log_error(state_dir, f"turn-end: {exc!r}")
+        fsutil.strict("turn-end", exc)
 
 
 def _feel(
@@ -223,7 +243,7 @@ def on_subagent_stop(event: Event, state_dir: str, now: float) -> dict | None:
         section = cfg["turn-end"]
         if not (section["enabled"] and section["subagents"]) or event.stop_active:
             return None
-    return _turn_end(event, state_dir, now, event.sub_transcript, subagent=True)
+        return _turn_end(st, event, agent, event.sub_transcript)
 
 
 def on_stop(event: Event, state_dir: str, now: float) -> dict | None:
@@ -231,25 +251,27 @@ def on_stop(event: Event, state_dir: str, now: float) -> dict | None:
     (metacog.turn_end). Silent, and cheap, unless a claim of it contradicts a check."""
     if not event.session or event.stop_active:
         return None
-    cfg = schema.load(paths.config_dir(), config.project_root(event.cwd))
-    if not cfg["turn-end"]["enabled"]:
-        return None
-    return _turn_end(event, state_dir, now, event.transcript, subagent=False)
+    with state.Session(state_dir, event.session, now) as st:
+        cfg, _ = _settings(st, event)
+        if not cfg["turn-end"]["enabled"]:
+            return None
+        _read_transcript(st, event, cfg, state_dir, now)  # edits refused since the last call
+        return _turn_end(st, event, "", event.transcript)
 
 
-def _turn_end(event: Event, state_dir: str, now: float, path: str, subagent: bool) -> dict | None:
+def _turn_end(st: dict, event: Event, agent: str, path: str) -> dict | None:
     from metacog import turn_end
 
-    # Outside the session's lock: the transcript's end is read and judged first.
-    found = turn_end.judge(path, event.message, sidechain=subagent)
-    if found is None:
+    # Claude Code writes the transcript late: at a Stop it may not hold the turn's last
+    # results yet (seen in the e2e run), so the evidence is what the hook kept of each call;
+    # the transcript gives only a final message the payload lacks.
+    message = event.message or turn_end.last_message(path, sidechain=bool(agent))
+    found = turn_end.holds(message, turn_end.memory(st, agent))
+    if found is None or turn_end.said_before(st, found):
         return None
-    with state.Session(state_dir, event.session, now) as st:
-        if turn_end.said_before(st, found):
-            return None
-        totals = summary.get(st)
-        totals["turn_end_claims"] = totals.get("turn_end_claims", 0) + 1
-    return reply(event.name, turn_end.observation(found, subagent))
+    totals = summary.get(st)
+    totals["turn_end_claims"] = totals.get("turn_end_claims", 0) + 1
+    return reply(event.name, turn_end.observation(found, subagent=bool(agent)))
 
 
 def on_session_end(event: Event, state_dir: str, now: float) -> dict | None:

@@ -1,14 +1,14 @@
 """The moment of letting go: a turn's final message held against what the session last showed.
 
-At Stop (and a subagent's SubagentStop) the final message (`last_assistant_message`,
-FACTS.md; the transcript's last text where a payload lacks it) is read for a claim that
-something works, and the session's own calls (read back from the transcript's end) for what
-it last showed: the latest run of each check (metacog.perception.checks) with nothing
-changed since, an edit refused and never redone, a command whose latest run failed. Only
-where a sentence of the message claims success of the very thing a failed check looked at,
-and no sentence names that failure, is one observation said; the same evidence is never
+At each Bash call and edit the hook keeps what it showed (`observe`: the latest run of each
+check, metacog.perception.checks, an edit refused and not made since, a script whose latest
+run failed; only what failed, normalized). At Stop (and a subagent's SubagentStop) the final
+message (`last_assistant_message`, FACTS.md; the transcript's last text where a payload lacks
+it) is read for a sentence that claims success of the very thing a failed check looked at, and
+no sentence naming that failure: then one observation is said. The same evidence is never
 said twice, and nothing is said while Claude Code reports a Stop hook already kept the turn
-going (`stop_hook_active`).
+going (`stop_hook_active`). The transcript is not the evidence: at a Stop it may not hold the
+turn's last results yet (measured, docs/turn-end.md).
 
 The claim side keeps a small vocabulary, multilingual where it costs nothing (a claim read
 wrongly costs a false stop): what a message says of a check is matched through the check's
@@ -21,9 +21,13 @@ import os
 import re
 
 from metacog.fsutil import open_regular, parse_json, read_fd
-from metacog.perception import checks
+from metacog.perception import checks, signature
 from metacog.perception.tools import EDIT_TOOLS, REFUSAL_TAG, untagged
 from metacog.transcript import content_text, tool_results, tool_uses
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from metacog.event import Event
 
 READ_CAP = 2 * 1024 * 1024  # bytes of the transcript's end read at a turn end
 PENDING_CAP = 64  # calls waiting for their results while the end is read
@@ -174,35 +178,95 @@ def _failing_line(error: str) -> str:
 
 
 def evidence(calls: list[tuple[str, dict, str, bool, object]]) -> list[Evidence]:
-    """What the calls last showed that failed: the latest run of each check (a later edit does
-    not make a script's or a service's failure pass: only its next run says), the refused edits
-    never made since, the scripts whose latest run failed; latest first."""
-    latest: dict[str, Evidence | None] = {}
-    edits = 0  # code edits so far: a run after one is the run "after your last edit"
-    for tool, tool_input, text, is_error, result in calls:
-        if tool in EDIT_TOOLS:
-            path = tool_input.get("file_path") or tool_input.get("notebook_path") or ""
-            name = path.rsplit("/", 1)[-1] if isinstance(path, str) else ""
-            if is_error and text.lstrip().startswith(REFUSAL_TAG):
-                if name:
-                    stem = name.split(".", 1)[0].lower()
-                    ev = Evidence("edit", "edit:" + name, name, text, (name.lower(), stem))
-                    latest[ev.key] = ev
-            elif not is_error:
-                latest.pop("edit:" + name, None)
-                if not name.endswith(DOC_EXTENSIONS):
-                    _edited(latest)
-                    edits += 1
-            continue
+    """What the calls last showed that failed (`observe` over each, then `found`)."""
+    memory: dict = {}
+    for call in calls:
+        observe(memory, *call)
+    return found(memory)
+
+
+KEPT = 24  # checks remembered per agent: the latest runs
+COMMAND_KEEP = 300  # characters of a failed check's command kept (it is quoted shorter)
+LINE_KEEP = 160  # characters of its failing line kept, normalized (signature.clean)
+
+
+def observe(
+    memory: dict, tool: str, tool_input: dict, text: str, is_error: bool, result: object
+) -> None:
+    """Fold one call into `memory` (an agent's evidence, kept in the session's state as JSON):
+    the latest run of each check (a later edit does not make a script's or a service's failure
+    pass: only its next run says), the refused edits never made since, the scripts whose latest
+    run failed. Only what failed is kept: its command, and its failing line normalized."""
+    latest = {k: _loaded(k, v) for k, v in _records(memory).items()}
+    edits = memory.get("edits") if isinstance(memory.get("edits"), int) else 0
+    if tool in EDIT_TOOLS:
+        path = tool_input.get("file_path") or tool_input.get("notebook_path") or ""
+        name = path.rsplit("/", 1)[-1] if isinstance(path, str) else ""
+        if is_error and text.lstrip().startswith(REFUSAL_TAG):
+            if name:
+                stem = name.split(".", 1)[0].lower()
+                _put(latest, Evidence("edit", "edit:" + name, name, text, (name.lower(), stem)))
+        elif not is_error:
+            latest.pop("edit:" + name, None)
+            if not name.endswith(DOC_EXTENSIONS):
+                _edited(latest)
+                memory["edits"] = edits + 1
+    else:
         command = tool_input.get("command") if tool == "Bash" else None
         if isinstance(command, str) and command.strip() and not text.startswith(PERSON):
             ev = _ran(latest, command, text, is_error, result)
             if ev is not None:
                 ev.after_edit = edits > 0
-    found = [e for e in reversed(latest.values()) if e is not None]
-    for ev in found:  # the line that says what failed, read only for what is still evidence
-        ev.line = _failing_line(ev.line)
-    return [e for e in found if e.line]
+    memory["latest"] = {
+        k: [ev.kind, ev.command, ev.line, list(ev.words), ev.edited, ev.after_edit]
+        for k, ev in list(latest.items())[-KEPT:]
+        if ev is not None
+    }
+
+
+def observe_event(memory: dict, event: Event) -> None:
+    """Fold one hook call (a Bash call or an edit) into an agent's evidence."""
+    response = event.response
+    text = event.error
+    if not event.failed and isinstance(response, dict):
+        text = "\n".join(
+            v for v in (response.get("stdout"), response.get("stderr")) if isinstance(v, str)
+        )
+    observe(memory, event.tool, event.tool_input, text, event.failed, response)
+
+
+def found(memory: dict) -> list[Evidence]:
+    """The evidence an agent's memory holds, the latest first."""
+    return [_loaded(k, v) for k, v in reversed(_records(memory).items())]
+
+
+def _records(memory: dict) -> dict:
+    latest = memory.get("latest")
+    if not isinstance(latest, dict):
+        return {}
+    return {
+        k: v
+        for k, v in latest.items()
+        if isinstance(v, list)
+        and len(v) == 6
+        and all(isinstance(x, str) for x in v[:3])
+        and isinstance(v[3], list)
+    }
+
+
+def _loaded(key: str, record: list) -> Evidence:
+    ev = Evidence(record[0], key, record[1], record[2], tuple(str(w) for w in record[3]))
+    ev.edited, ev.after_edit = record[4] is True, record[5] is True
+    return ev
+
+
+def _put(latest: dict, ev: Evidence) -> None:
+    """The latest run of its check: last in the order, its failing line read now (its output
+    is not kept)."""
+    latest.pop(ev.key, None)
+    ev.line = signature.clean(_failing_line(ev.line))[:LINE_KEEP]
+    if ev.line:
+        latest[ev.key] = ev
 
 
 def _ran(latest: dict, command: str, text: str, is_error: bool, result: object) -> Evidence | None:
@@ -216,7 +280,7 @@ def _ran(latest: dict, command: str, text: str, is_error: bool, result: object) 
     kind, segment = checks.kind(command)
     if kind:
         named = checks.first_words(segment)
-        if kind == checks.SERVICE:  # `ps aux | grep vite` looks at vite
+        if kind in checks.LOOKS:  # `ps aux | grep vite` looks at vite
             named = list(checks.words(segment)) or named
         elif kind == checks.TEST:  # `cargo test`, with whatever flags and variables
             named = [checks.runner(command) or " ".join(named)]
@@ -229,8 +293,11 @@ def _ran(latest: dict, command: str, text: str, is_error: bool, result: object) 
             return None
         kind, key, words = "command", "command:" + script, checks.script_words(script)
     error = _failure(command, text, is_error, result, kind)
-    latest[key] = Evidence(kind, key, command, error, words) if error else None
-    return latest[key]
+    latest.pop(key, None)
+    if not error:
+        return None
+    _put(latest, Evidence(kind, key, command[:COMMAND_KEEP], error, words))
+    return latest.get(key)
 
 
 def _failure(command: str, text: str, is_error: bool, result: object, kind: str) -> str:
@@ -244,7 +311,7 @@ def _failure(command: str, text: str, is_error: bool, result: object, kind: str)
     error = hidden_failure("Bash", {"command": command}, response)
     if not error:
         error = checks.says_failed(text) if not checks.asks(command) else ""
-    if not error and kind == checks.SERVICE:
+    if not error and kind in checks.LOOKS:
         error = checks.down(command, text)
     return error
 
@@ -271,7 +338,7 @@ def _edited(latest: dict) -> None:
 def _started(latest: dict) -> None:
     """Something was started: what a look at a service showed before no longer stands."""
     for key, ev in latest.items():
-        if ev is not None and ev.kind == checks.SERVICE:
+        if ev is not None and ev.kind in checks.LOOKS:
             latest[key] = None
 
 
@@ -322,7 +389,7 @@ def observation(ev: Evidence, subagent: bool = False) -> str:
         if ev.after_edit
         else "its latest run"
     )
-    said = "showed" if ev.kind == checks.SERVICE else "failed"
+    said = "showed" if ev.kind in checks.LOOKS else "failed"
     return (
         f"metacog: the last `{_short(ev.command, 80)}` ({when}) {said}: `{line}`, yet {whose} "
         "reads as done. What is true now?"
@@ -335,13 +402,45 @@ def _short(text: str, cap: int) -> str:
 
 
 def judge(path: str, message: str, sidechain: bool = False) -> Evidence | None:
-    """The evidence the turn's final message contradicts, read from the transcript at `path`;
-    `message` empty: the transcript's last text."""
+    """The evidence the turn's final message contradicts, read from the transcript at `path`
+    alone (replay's tools; the hook keeps its own, `memory`); `message` empty: the transcript's
+    last text."""
     seen = steps(read_end(path), sidechain)
     message = message or seen.message
     if not message.strip() or not _SUCCESS.search(message[:MESSAGE_CAP]):
         return None
     return contradicted(message, evidence(seen.calls))
+
+
+AGENTS_KEPT = 8  # subagents whose evidence a session keeps at once
+
+
+def memory(st: dict, agent: str) -> dict:
+    """An agent's evidence in the session's state ('' for the main agent)."""
+    kept = st.get("turn_end")
+    if not isinstance(kept, dict):
+        kept = st["turn_end"] = {}
+    agents = kept.get("agents")
+    if not isinstance(agents, dict):
+        agents = kept["agents"] = {}
+    mine = agents.get(agent)
+    if not isinstance(mine, dict):
+        mine = agents[agent] = {}
+        for old in [a for a in agents if a][:-AGENTS_KEPT]:
+            del agents[old]
+    return mine
+
+
+def last_message(path: str, sidechain: bool = False) -> str:
+    """The last text the transcript holds (where a payload carries no final message)."""
+    return steps(read_end(path), sidechain).message
+
+
+def holds(message: str, memory: dict) -> Evidence | None:
+    """The evidence in `memory` the final message contradicts, None for none."""
+    if not message.strip() or not _SUCCESS.search(message[:MESSAGE_CAP]):
+        return None
+    return contradicted(message, found(memory))
 
 
 def said_before(st: dict, ev: Evidence) -> bool:

@@ -190,10 +190,10 @@ def test_stop_through_a_real_process_speaks_once_and_a_normal_end_is_silent(
         )
         return run_hook(json.dumps(payload).encode(), env)
 
-    said = stop(failing.path, "s-failing")
+    said = stop(failing.path, failing.session)
     assert said.returncode == 0 and said.stderr == b""
     out = json.loads(said.stdout)["hookSpecificOutput"]
     assert out["hookEventName"] == "Stop" and "`pytest -q`" in out["additionalContext"]
-    again = stop(failing.path, "s-failing")  # the same evidence: said already
-    quiet = stop(passing.path, "s-passing")
+    again = stop(failing.path, failing.session)  # the same evidence: said already
+    quiet = stop(passing.path, passing.session)
     assert (again.returncode, again.stdout, quiet.returncode, quiet.stdout) == (0, b"", 0, b"")

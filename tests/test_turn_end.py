@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hooktest import FIXTURES, send
+from hooktest import FIXTURES, bash, edit, failed, send
 
 from metacog import replay, turn_end
 
@@ -29,11 +29,17 @@ def stop_payload(event: str = "Stop", active: bool = False, **changes: object) -
     raise LookupError(event)
 
 
-class Transcript:
-    """A transcript written line by line in the CLI's shape."""
+SESSIONS: dict[Path, str] = {}  # transcript -> its session id, for `ends`
 
-    def __init__(self, path: Path, sidechain: bool = False) -> None:
+
+class Transcript:
+    """A session as Claude Code makes it: each call's hook (PostToolUse, PostToolUseFailure;
+    none for a refused call) and the transcript written line by line in the CLI's shape."""
+
+    def __init__(self, path: Path, sidechain: bool = False, session: str = "") -> None:
         self.path, self.n, self.side = path, 0, sidechain
+        self.session = session or f"s-{path.stem}"
+        SESSIONS[path] = self.session
         path.write_text("")
 
     def _line(self, entry: dict) -> None:
@@ -67,7 +73,25 @@ class Transcript:
         if name == "Bash" and not error:
             entry["toolUseResult"] = {"stdout": result, "stderr": "", "interrupted": False}
         self._line(entry)
+        self._hook(name, tool_input, result, error, uid)
         return self
+
+    def _hook(self, name: str, tool_input: dict, result: str, error: bool, uid: str) -> None:
+        """The call's hook, as the CLI fires it (none for a call it refused)."""
+        if error and result.startswith("<tool_use_error>"):
+            return
+        if name == "Bash":
+            command = tool_input["command"]
+            payload = failed(command, result) if error else bash(command, stdout=result)
+        elif name == "Edit" and not error:
+            payload = edit(tool_input["file_path"])
+        else:
+            return
+        payload.update(session_id=self.session, transcript_path=str(self.path), tool_use_id=uid)
+        payload["cwd"] = str(self.path.parent)
+        if self.side:
+            payload.update(agent_id="a1", agent_type="general-purpose")
+        send(payload)
 
     def bash(self, command: str, output: str = "", failed: bool = False) -> Transcript:
         return self.call("Bash", {"command": command}, output, failed)
@@ -108,6 +132,9 @@ PASSING = "============ 13 passed in 0.40s ============"
 def ends(path: Path, message: str, event: str = "Stop", **changes: object) -> str:
     """What the hook says at this turn end: its additionalContext, '' for silence."""
     key = "agent_transcript_path" if event == "SubagentStop" else "transcript_path"
+    changes.setdefault("session_id", SESSIONS.get(path, "s"))
+    if event == "SubagentStop":
+        changes.setdefault("agent_id", "a1")
     payload = stop_payload(
         event, last_assistant_message=message, cwd=str(path.parent), **{key: str(path)}, **changes
     )
@@ -192,8 +219,7 @@ def test_a_status_script_seen_stopped_until_something_is_started(session: Transc
     other.bash("./STATUS.sh", "[Binary Protocol]   Status: ● STOPPED").bash(
         "nohup ./run_agent_system.sh &"
     )
-    # Another session: the same evidence is said once per session.
-    assert ends(other.path, "The agent system is stable and operational ✅", session_id="s2") == ""
+    assert ends(other.path, "The agent system is stable and operational ✅") == ""
 
 
 def test_a_program_on_the_path_or_a_refusal_is_no_evidence(session: Transcript) -> None:
@@ -274,6 +300,11 @@ def test_a_service_seen_not_running_contradicts_online(session: Transcript) -> N
     assert "`ps aux | grep uvicorn`" in said and "showed: `no matching process`" in said
 
 
+def test_a_look_for_a_finished_jobs_id_claims_nothing_runs(session: Transcript) -> None:
+    session.bash("ps aux | grep wlvf2x7vg | grep -v grep", "")
+    assert ends(session.path, "The workflow is complete and running smoothly ✅") == ""
+
+
 def test_a_service_seen_running_is_silent(session: Transcript) -> None:
     session.bash("nohup ./start.sh > log 2>&1 &").bash(
         "ps aux | grep uvicorn",
@@ -313,7 +344,9 @@ def test_a_refused_edit_of_no_file_names_nothing(session: Transcript) -> None:
 
 def test_the_final_message_falls_back_to_the_transcript(session: Transcript) -> None:
     session.bash("pytest -q", FAILING, failed=True).say("All tests pass ✅")
-    payload = stop_payload(transcript_path=str(session.path), cwd=str(session.path.parent))
+    payload = stop_payload(
+        transcript_path=str(session.path), cwd=str(session.path.parent), session_id=session.session
+    )
     del payload["last_assistant_message"]
     reply = send(payload)
     assert reply is not None and "pytest -q" in reply["hookSpecificOutput"]["additionalContext"]
@@ -324,7 +357,9 @@ def test_a_normal_end_is_zero_bytes(session: Transcript) -> None:
 
     session.bash("pytest -q", PASSING)
     payload = stop_payload(
-        last_assistant_message="All tests pass ✅", transcript_path=str(session.path)
+        last_assistant_message="All tests pass ✅",
+        transcript_path=str(session.path),
+        session_id=session.session,
     )
     assert hook.handle(json.dumps(payload).encode(), state_dir=paths.state_dir()) in (b"", "", None)
 
@@ -393,3 +428,22 @@ def test_the_report_counts_contradicted_turn_ends_per_project_with_their_check(
     assert "Turn ends that claimed what the session's own last check contradicted: 1 of 2" in shown
     assert "`pytest -q`" in shown
     assert ">pytest -q</td>" in page.render(built)
+
+
+@pytest.mark.sense_may_fail("turn-end")
+def test_a_broken_turn_end_costs_the_call_nothing(
+    session: Transcript, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hooktest import agent_text, failed
+
+    def broken(*args: object) -> None:
+        raise RuntimeError("turn end exploded")
+
+    monkeypatch.setattr(turn_end, "observe_event", broken)
+    payload = failed(
+        'python3 -c "import nosuchmodule_xyz"', "ModuleNotFoundError: nosuchmodule_xyz"
+    )
+    replies = [send(payload) for _ in range(3)]
+    assert "nosuchmodule_xyz" in agent_text(replies[-1])  # the senses still spoke
+    log = (isolated_home / "state" / "metacog.log").read_text()
+    assert "turn-end: RuntimeError('turn end exploded')" in log

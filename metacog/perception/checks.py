@@ -25,6 +25,10 @@ from metacog.perception.shell import (
 # Kinds of check, each with the words a message uses for what it checked (matched whole,
 # case-insensitively; the CJK ones as they stand): a claim about that kind names one.
 TEST, BUILD, LINT, SERVICE = "test", "build", "lint", "service"
+# A look for a process (`ps aux | grep x`, `pgrep x`): about the process it names, and only
+# that (looking for a finished job's id is no claim that anything runs).
+PROCESS = "process"
+LOOKS = (SERVICE, PROCESS)
 KIND_WORDS = {
     TEST: ("test", "tests", "testing", "spec", "specs", "测试", "テスト"),
     BUILD: (
@@ -144,6 +148,8 @@ def kind(command: str) -> tuple[str, str]:
             return LINT, segment
         if _BUILDS.match(head):
             return BUILD, segment
+        if words[0] in ("ps", "pgrep", "pidof"):
+            return PROCESS, segment
         if (
             _SERVICES.match(head) or _SERVICES.match(actor(segment) or "-")
         ) and not _DOWNLOAD.search(segment):
@@ -258,7 +264,10 @@ def words(command: str) -> tuple[str, ...]:
     for token in _TOKEN.findall(command[:400]):
         word = token.rsplit("/", 1)[-1].lower()
         stem = word.split(".", 1)[0] if not word[0].isdigit() else word
-        for candidate in (stem, word):
+        phrase = " ".join(
+            p for p in re.split(r"[_-]+", stem) if p
+        )  # unified_agent: "unified agent"
+        for candidate in (stem, word, phrase):
             if (
                 len(candidate) >= 4
                 and candidate not in _COMMON
