@@ -29,10 +29,8 @@ cost, never in "calls until it ended".
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 
-from metacog.perception import act as acts
 from metacog.perception.call import stored
 from metacog.perception.symptoms import BY_KIND, identity
 from metacog.senses import SENSES
@@ -56,9 +54,10 @@ LEAVE_CALLS = 10  # "left it": the next 10 calls do not repeat what was spoken a
 # by benchmarks/bench_report_loops.py on the 163 shared sessions (docs/report.md): 5 and
 # 10 moved little (46 to 47% of labelled stuck time), 20 covered 52% at 71% precision, 50
 # 54% at 54% (stale obstacles of other work, far apart, joined into one loop); 20 covers 54%
-# at 70% with the fourth round's other changes.
+# at 70% with the fourth round's other changes. On the 243 (issue 39) benchmarks/fit_loops.py
+# fits it with GAP and RECUR: 40 (RECUR 3) wins in-sample, 66.5% at 55.9%, through one file's
+# hung command 37 calls on; left one repository out 59.8% at 51.0%, below 20's 54.4% at 60.9%.
 STALE_GAP = 20
-SAME_PROGRAM_GAP = 0  # set by the fit below
 SAME, NOTHING_NEW = 2, 1  # how a call joins a loop: its problem, or only as a stale obstacle
 # What "brought nothing new" means: Nociception's own thresholds (at their defaults), so
 # the report's loops are found from the facts the senses feel.
@@ -74,12 +73,6 @@ def _key(call: dict) -> tuple[str, str]:
     """The call's identity in replay's record (a shell command as its act, plumbing aside:
     metacog.perception.call.Call.identity)."""
     return call.get("tool", ""), call.get("act") or call.get("target", "")
-
-
-@functools.lru_cache(maxsize=4096)
-def _program(tool: str, act: str) -> str:
-    """What a call ran: a shell command's program (metacog.perception.act), else its tool."""
-    return f"{tool} {acts.read(act).program}" if tool == "Bash" else tool
 
 
 def _identity(call: dict) -> str:
@@ -209,14 +202,7 @@ def _problem_member(
             # The same wall whichever call met it (Habit counts these by kind: a command that
             # never returns, a denial), near enough to be the same stretch.
             return NOTHING_NEW
-        if not stale(c) or gap >= max(STALE_GAP, SAME_PROGRAM_GAP):
-            return 0
-        if gap < STALE_GAP:
-            return NOTHING_NEW
-        # Farther out, only on what the loop's failures ran: the same wall met again after a
-        # stretch of other work, not another wall of other work (what joined at 50 before).
-        ran = _program(*_key(c))
-        return NOTHING_NEW if any(_program(*key) == ran for key in tried) else 0
+        return NOTHING_NEW if stale(c) and gap < STALE_GAP else 0
 
     return member
 
