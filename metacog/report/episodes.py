@@ -54,7 +54,9 @@ LEAVE_CALLS = 10  # "left it": the next 10 calls do not repeat what was spoken a
 # by benchmarks/bench_report_loops.py on the 163 shared sessions (docs/report.md): 5 and
 # 10 moved little (46 to 47% of labelled stuck time), 20 covered 52% at 71% precision, 50
 # 54% at 54% (stale obstacles of other work, far apart, joined into one loop); 20 covers 54%
-# at 70% with the fourth round's other changes.
+# at 70% with the fourth round's other changes. On the 243 (issue 39) benchmarks/fit_loops.py
+# fits it with GAP and RECUR: 40 (RECUR 3) wins in-sample, 66.5% at 55.9%, through one file's
+# hung command 37 calls on; left one repository out 59.8% at 51.0%, below 20's 54.4% at 60.9%.
 STALE_GAP = 20
 SAME, NOTHING_NEW = 2, 1  # how a call joins a loop: its problem, or only as a stale obstacle
 # What "brought nothing new" means: Nociception's own thresholds (at their defaults), so
