@@ -279,15 +279,22 @@ def _claims(report: dict) -> list[str]:
         for claim in session.get("claims") or ():
             checks.setdefault(session["project"], []).append(claim["check"])
     rows = [
-        [project_name(name), row["turn_ends"], row["claims"], "; ".join(checks.get(name, ())[-3:])]
+        [
+            project_name(name),
+            row["turn_ends"],
+            row["claims"],
+            "; ".join(c if len(c) <= 80 else c[:79] + "…" for c in checks.get(name, ())[-3:]),
+        ]
         for name, row in report["projects"].items()
         if row.get("claims")
     ]
     total = report["totals"]
+    header = ["", "turn ends", "contradicted", "checks (latest)"]
     return [
-        "<h2>Turn ends that claimed what the session's own last check contradicted</h2>",
-        f"<p>{total.get('claims', 0):,} of {total.get('turn_ends', 0):,} turn ends.</p>",
-        *([_table(["", "turn ends", "contradicted", "checks (latest)"], rows)] if rows else []),
+        "<details><summary>Turn ends that claimed what the session's own last check "
+        f"contradicted: {total.get('claims', 0):,} of {total.get('turn_ends', 0):,}</summary>",
+        *([_folded_table(header, rows, "projects")] if rows else []),
+        "</details>",
     ]
 
 
