@@ -108,3 +108,30 @@ def test_nothing_is_held_after_a_replay_that_fails(
 
     hook.handle(json.dumps(payload).encode(), paths.state_dir(), 1_760_000_000.0)
     assert os.path.isfile(state.path_for(paths.state_dir(), "after-replay"))
+
+
+@pytest.mark.sense_may_fail("replay's held state")
+@pytest.mark.parametrize(
+    ("kept", "told"),
+    [((1, 2), True), ({3: "x"}, True), ([1, 2], False), ({"3": "x"}, False)],
+    ids=["tuple", "number key", "list", "string key"],
+)
+def test_a_held_state_is_checked_to_be_what_its_file_would_give(
+    kept: object, told: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Replay holds the state object itself between calls (state.HELD), not its JSON: the
+    strict mode records a state that a file would give back otherwise (a tuple comes back a
+    list, a number key a string), so a sense that keeps one is caught by the suite."""
+    from metacog import handlers
+
+    feel = handlers.nervous.feel
+
+    def keeping(win: dict, action: object, ctx: object) -> list:
+        win["kept"] = kept
+        return feel(win, action, ctx)
+
+    monkeypatch.setattr(handlers.nervous, "feel", keeping)
+    replay.replay(str(FIXTURES / "transcript-live-2.1.328.jsonl"))
+    record = Path(os.environ["METACOG_STRICT"])
+    text = record.read_text() if record.exists() else ""
+    assert ("replay's held state failed" in text) is told
