@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import BinaryIO
 
-from metacog import config, handlers, hook, state
+from metacog import config, handlers, hook, state, transcript
 from metacog.event import Event
 from metacog.fsutil import Unreadable
 from metacog.handlers import HANDLERS
@@ -39,6 +39,7 @@ from metacog.perception.call import Call
 from metacog.senses import SENSES
 from metacog.transcript import (
     content_text,
+    held_line,
     refused,
     response_id,
     tool_results,
@@ -107,15 +108,18 @@ class _Timeline:
         self.batches: dict[str, dict] = {}
         self.waiting: dict[str, dict] = {}
         self.ahead: list[dict] = []
+        self.entry: dict | None = None  # the line just fed, parsed (None: not a JSON object)
 
     def feed(self, line: str) -> list[dict]:
         """The payloads the hook gets once `line` is in the transcript."""
+        self.entry = None
         try:
             entry = json.loads(line)
         except (ValueError, RecursionError):  # not JSON, or nested past any transcript's depth
             return []
         if not isinstance(entry, dict):
             return []
+        self.entry = entry
         if isinstance(entry.get("type"), str) and entry["type"]:
             self.entries += 1
             self.messages += entry["type"] in ("user", "assistant")
@@ -403,6 +407,8 @@ def _replay(
             )
             scratch = os.path.join(copy, "transcript.jsonl")
             run = _Pass(timeline, scratch, os.path.join(home, "state"))
+            parsed = transcript.HELD.setdefault(scratch, {})  # type: ignore[union-attr]
+            written = 0
             with open(scratch, "wb") as out:
                 for raw, done in _lines(fh, size):
                     payloads = timeline.feed(raw.decode("utf-8", "replace"))
@@ -412,6 +418,8 @@ def _replay(
                             run.fire(payload)
                         timeline.ahead.clear()
                     out.write(raw)
+                    held_line(parsed, written, raw, timeline.entry)
+                    written += len(raw)
                     for refused in timeline.refused:
                         _record(run.calls, run.by_id, refused, timeline)
                     timeline.refused.clear()
@@ -460,15 +468,16 @@ def _replay(
 
 @contextlib.contextmanager
 def _held() -> Iterator[None]:
-    """The session's state and the settings kept in this process for the replay (state.HELD,
-    config.HELD), learning off over every settings file (config.OVER): the live hook's path
-    is unchanged, and what the senses read is the same."""
-    state.HELD, config.HELD, handlers.FELT = {}, {}, []
+    """The session's state, the settings and the scratch transcript's lines, parsed, kept in
+    this process for the replay (state.HELD, config.HELD, transcript.HELD), learning off over
+    every settings file (config.OVER): the live hook's path is unchanged, and what the senses
+    read is the same."""
+    state.HELD, config.HELD, handlers.FELT, transcript.HELD = {}, {}, [], {}
     config.OVER = NO_LEARNING
     try:
         yield
     finally:
-        state.HELD = config.HELD = handlers.FELT = None
+        state.HELD = config.HELD = handlers.FELT = transcript.HELD = None
         config.OVER = {}
 
 

@@ -26,6 +26,12 @@ READ_CAP = 4 * 1024 * 1024  # new bytes read per hook call at most
 FIRST_LOOK = 1024 * 1024  # a resumed session's history is not replayed: start near the end
 PENDING_CAP = 64  # tool_use ids remembered while waiting for their results
 TARGET_KEEP = 300  # characters of a pending call's path or command kept (a heredoc is not a target)
+# Replay only (metacog.replay sets it for one transcript, in one process): the lines replay
+# wrote into its scratch transcript, already parsed, by where each starts in the file
+# ({path: {offset: entry}}): the hook reads the same lines from the file and would parse each
+# again (a tenth of a replay, profiled). Only a line that parsing its bytes gives the same
+# value from is held (`held_line`); the file is still read for its size and lines.
+HELD: dict[str, dict[int, object]] | None = None
 
 
 def usage_tokens(usage: object) -> int:
@@ -160,9 +166,15 @@ def read_new(path: str, cursor: dict) -> Reading:
     out.last_response = last if isinstance(last, str) else ""
     seen = cursor.get("responses")
     seen = seen if isinstance(seen, int) and seen >= 0 else 0
+    held = HELD.get(path) if HELD is not None else None
+    at = offset
     for line in data[: end + 1].split(b"\n"):
         if b'"usage"' in line or b"tool_use" in line or b"compactMetadata" in line:
-            _parse(line, out, pending, seen)
+            entry = held.get(at, _UNHELD) if held else _UNHELD
+            _parse(line, out, pending, seen, entry)
+        at += len(line) + 1
+    if held:
+        _read_up_to(held, cursor["offset"])
     cursor["responses"] = seen + out.responses
     turns = cursor.get("turns")
     turns = turns if isinstance(turns, dict) else {}
@@ -190,11 +202,44 @@ def turn_of(cursor: dict, tool_use_id: str) -> int:
     return known if isinstance(known, int) and not isinstance(known, bool) else 0
 
 
-def _parse(line: bytes, out: Reading, pending: dict, seen: int) -> None:
+_UNHELD = object()  # a line replay holds no parsed value of (HELD)
+
+
+def held_line(held: dict[int, object], at: int, raw: bytes, entry: object) -> None:
+    """Replay wrote `raw` (one line, ending in its only newline) at offset `at` of its scratch
+    transcript, `entry` being what json.loads gave for its text decoded: held for the hook's
+    read when parsing the bytes (parse_json) gives the same. Not held: text that is not strict
+    UTF-8 (replay reads it with replacement characters, the bytes fail), a line that json.loads
+    reads as UTF-16 or 32 or with a BOM (a NUL in its first four bytes), NaN and Infinity
+    (parse_json refuses them). Lines that begin more than READ_CAP before the end of the
+    newest are dropped: no read can take them whole."""
+    if not isinstance(entry, dict) or b"NaN" in raw or b"Infinity" in raw:
+        return
+    if raw.startswith(b"\xef\xbb\xbf") or b"\x00" in raw[:4]:
+        return
     try:
-        entry = parse_json(line)
-    except ValueError:
-        return  # a line cut by a concurrent writer, or not JSON (however it fails): skipped
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    held[at] = entry
+    _read_up_to(held, at + len(raw) - READ_CAP)
+
+
+def _read_up_to(held: dict[int, object], offset: int) -> None:
+    """Drop the held lines that begin before `offset` (held in the order they were written)."""
+    while held:
+        first = next(iter(held))
+        if first >= offset:
+            return
+        del held[first]
+
+
+def _parse(line: bytes, out: Reading, pending: dict, seen: int, entry: object = _UNHELD) -> None:
+    if entry is _UNHELD:
+        try:
+            entry = parse_json(line)
+        except ValueError:
+            return  # a line cut by a concurrent writer, or not JSON (however it fails): skipped
     if not isinstance(entry, dict):
         return
     main = entry.get("isSidechain") is not True  # a subagent's line: its context, not the main's

@@ -64,3 +64,57 @@ def test_hostile_transcript_paths_are_bounded(tmp_path: Path, kind: str) -> None
     elif kind == "binary":
         path.write_bytes(os.urandom(300_000))
     assert send(bash("ls", transcript_path=str(path))) is None
+
+
+def _assistant(tokens: int, extra: str = "") -> bytes:
+    return (
+        f'{{"type":"assistant","message":{{"id":"msg_{tokens}","model":"claude-opus-4-8","usage":'
+        f'{{"input_tokens":{tokens},"output_tokens":1}}{extra},"content":[{{"type":"tool_use",'
+        f'"id":"toolu_{tokens}","name":"Bash","input":{{"command":"ls"}}}}]}}}}\n'
+    ).encode()
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        _assistant(300),
+        _assistant(300, ',"x":NaN'),  # parse_json refuses it; replay's json.loads takes it
+        _assistant(300, ',"x":-Infinity'),
+        _assistant(300).replace(b"ls", b"l\xffs"),  # not UTF-8: replay reads a U+FFFD
+        b"\xef\xbb\xbf" + _assistant(300),  # a BOM: the bytes parse, replay's text does not
+    ],
+    ids=["plain", "NaN", "infinity", "not utf-8", "bom"],
+)
+def test_the_lines_replay_holds_parsed_read_as_the_file_does(tmp_path: Path, line: bytes) -> None:
+    """Replay hands the hook the lines it parsed already (transcript.HELD) where parsing the
+    bytes gives the same value; a line whose bytes parse otherwise is read from the file."""
+    import json
+
+    from metacog import transcript
+
+    lines = [_assistant(100), line, _assistant(200)[:-1] + b"\n"]
+    scratch = tmp_path / "t.jsonl"
+    scratch.write_bytes(b"".join(lines))
+
+    def reading(held: dict | None) -> tuple:
+        cursor: dict = {}
+        transcript.HELD = held
+        try:
+            out = transcript.read_new(str(scratch), cursor)
+        finally:
+            transcript.HELD = None
+        return out.tokens, out.held, out.responses, out.turns, cursor["pending"]
+
+    held: dict[int, object] = {}
+    at = 0
+    for raw in lines:
+        try:
+            entry = json.loads(raw.decode("utf-8", "replace"))
+        except ValueError:
+            entry = None
+        transcript.held_line(held, at, raw, entry)
+        at += len(raw)
+    kept = len(held)
+    assert kept == (3 if line == _assistant(300) else 2)  # the others are read from the file
+    assert reading({str(scratch): held}) == reading(None)
+    assert held == {}  # what the hook read is dropped
