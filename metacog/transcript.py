@@ -207,19 +207,15 @@ _UNHELD = object()  # a line replay holds no parsed value of (HELD)
 
 def held_line(held: dict[int, object], at: int, raw: bytes, entry: object) -> None:
     """Replay wrote `raw` (one line, ending in its only newline) at offset `at` of its scratch
-    transcript, `entry` being what json.loads gave for its text decoded: held for the hook's
-    read when parsing the bytes (parse_json) gives the same. Not held: text that is not strict
-    UTF-8 (replay reads it with replacement characters, the bytes fail), a line that json.loads
-    reads as UTF-16 or 32 or with a BOM (a NUL in its first four bytes), NaN and Infinity
-    (parse_json refuses them). Lines that begin more than READ_CAP before the end of the
-    newest are dropped: no read can take them whole."""
+    transcript, `entry` being what json.loads gave for its text, decoded as strict UTF-8 (None
+    for bytes that are not: replay reads them with replacement characters, where the bytes
+    fail to parse): held for the hook's read when parsing the bytes (parse_json) gives the
+    same. Not held either: a line that json.loads reads as UTF-16 or 32 or with a BOM (a NUL
+    in its first four bytes), NaN and Infinity (parse_json refuses them). Lines that begin
+    more than READ_CAP before the end of the newest are dropped: no read can take them whole."""
     if not isinstance(entry, dict) or b"NaN" in raw or b"Infinity" in raw:
         return
     if raw.startswith(b"\xef\xbb\xbf") or b"\x00" in raw[:4]:
-        return
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError:
         return
     held[at] = entry
     _read_up_to(held, at + len(raw) - READ_CAP)

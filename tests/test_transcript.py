@@ -90,7 +90,7 @@ def test_the_lines_replay_holds_parsed_read_as_the_file_does(tmp_path: Path, lin
     bytes gives the same value; a line whose bytes parse otherwise is read from the file."""
     import json
 
-    from metacog import transcript
+    from metacog import replay, transcript
 
     lines = [_assistant(100), line, _assistant(200)[:-1] + b"\n"]
     scratch = tmp_path / "t.jsonl"
@@ -108,11 +108,12 @@ def test_the_lines_replay_holds_parsed_read_as_the_file_does(tmp_path: Path, lin
     held: dict[int, object] = {}
     at = 0
     for raw in lines:
+        text, utf8 = replay._text(raw)  # as replay reads it (metacog.replay._replay)
         try:
-            entry = json.loads(raw.decode("utf-8", "replace"))
+            entry = json.loads(text)
         except ValueError:
             entry = None
-        transcript.held_line(held, at, raw, entry)
+        transcript.held_line(held, at, raw, entry if utf8 else None)
         at += len(raw)
     kept = len(held)
     assert kept == (3 if line == _assistant(300) else 2)  # the others are read from the file
