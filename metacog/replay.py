@@ -367,12 +367,13 @@ class _Pass:
         payload["transcript_path"] = self.scratch
         now = payload.pop("_ts")
         after = payload.pop("_after", None)  # a batch's: the call it is told after
-        sent = len(json.dumps(payload).encode())
+        event = Event(payload)
         tool = payload["hook_event_name"].startswith("PostToolUse")
+        sent = event.size = _sent(payload, event if tool else None)
         if tool:
             self.tool_calls += 1
             record = {**payload, "_ts": now}  # before the hook shares its values
-        body = _handle(payload, sent, self.state_dir, now)
+        body = _handle(event, self.state_dir, now)
         if tool:
             _record(calls, by_id, record, self.timeline, sent, _felt())
             _read_back(calls)
@@ -493,15 +494,57 @@ def _held() -> Iterator[None]:
         config.OVER = {}
 
 
-def _handle(payload: dict, size: int, state_dir: str, now: float) -> dict | None:
-    """The reply hook.handle would give to `payload` sent as `size` bytes of JSON, as the
-    object it would serialize: the payload already is what parsing its JSON gives (a
-    transcript line's values and replay's own strings and numbers), so it is handed over
-    as it is, and the reply read as it is."""
-    if size > hook.STDIN_CAP:
+def _handle(event: Event, state_dir: str, now: float) -> dict | None:
+    """The reply hook.handle would give to the event's payload sent as `event.size` bytes of
+    JSON (`_sent`), as the object it would serialize: the payload already is what parsing its
+    JSON gives (a transcript line's values and replay's own strings and numbers), so it is
+    handed over as it is, and the reply read as it is."""
+    if event.size > hook.STDIN_CAP:
         return None
-    handler = HANDLERS.get(payload.get("hook_event_name"))
-    return handler(Event(payload, size), state_dir, now) if handler else None
+    handler = HANDLERS.get(event.name)
+    return handler(event, state_dir, now) if handler else None
+
+
+SENT_WALK = 256  # values of a payload looked at to bound its JSON's size, else it is written
+
+
+def _sent(payload: dict, event: Event | None = None) -> int:
+    """The payload's size as the hook reads it, sent as JSON (json.dumps, ASCII): whether it is
+    over hook.STDIN_CAP, and for a call's payload (`event`), the bytes its context cost is
+    capped at (metacog.perception.action.from_event: min(size, context_cost)). Writing the
+    JSON to count it was a sixteenth of a replay (profiled, bench_report's history); it is
+    written only when its bounds do not settle both. From a walk over its values: each
+    string is in the JSON whole, quoted (at least its length + 2 bytes: the sum of those is
+    a floor), and no character of it takes more than 12 (an astral character, two \\uXXXX),
+    no number, separator or bracket more than the ceiling counts. Where the ceiling is under
+    the cap and the floor reaches the call's context cost, the floor gives the same answers
+    as the size: the cap is not passed, and min(floor, cost) = cost = min(size, cost)."""
+    cost = 0
+    if event is not None:
+        sent_error = event.error if event.failed else ""
+        cost = actions.context_cost(event.tool, event.tool_input, event.response, sent_error)
+    floor, ceiling, todo, budget = 0, 2, [payload], SENT_WALK
+    while todo:
+        value = todo.pop()
+        budget -= 1
+        if budget < 0:
+            return len(json.dumps(payload))
+        if isinstance(value, dict):
+            ceiling += 2 + sum(12 * len(k) + 6 if isinstance(k, str) else 64 for k in value)
+            todo.extend(value.values())
+        elif isinstance(value, list):
+            ceiling += 2 + 2 * len(value)
+            todo.extend(value)
+        elif isinstance(value, str):
+            floor += len(value) + 2
+            ceiling += 12 * len(value) + 2
+        elif isinstance(value, int):  # booleans too
+            ceiling += value.bit_length() // 3 + 8
+        else:
+            ceiling += 32  # a float's repr, None, NaN
+    if ceiling <= hook.STDIN_CAP and floor >= cost:
+        return floor
+    return len(json.dumps(payload))
 
 
 SCRATCH_IN_MEMORY = 64 << 20  # bytes of a transcript whose copy may go to a folder in memory
