@@ -40,7 +40,6 @@ from metacog.perception.call import Call
 from metacog.senses import SENSES
 from metacog.transcript import (
     content_text,
-    held_line,
     refused,
     response_id,
     tool_results,
@@ -408,7 +407,6 @@ def _replay(
     saved = {k: os.environ.get(k) for k in ("METACOG_HOME",)}
     with (
         tempfile.TemporaryDirectory(prefix="metacog-replay-", dir=_memory_dir()) as home,
-        tempfile.TemporaryDirectory(prefix="metacog-replay-", dir=_memory_dir(size)) as copy,
         _held(),
     ):
         os.environ["METACOG_HOME"] = home
@@ -416,38 +414,29 @@ def _replay(
             _write_config(
                 os.path.join(home, "config", "config.toml"), {**(cfg or {}), **NO_LEARNING}
             )
-            scratch = os.path.join(copy, "transcript.jsonl")
+            scratch = _scratch_path()
             run = _Pass(timeline, scratch, os.path.join(home, "state"))
-            parsed = transcript.HELD.setdefault(scratch, {})  # type: ignore[union-attr]
-            written = 0
-            with open(scratch, "wb") as out:
-                for raw, done in _lines(fh, size):
-                    text, utf8 = _text(raw)
-                    payloads = timeline.feed(text)
-                    if timeline.ahead:  # batches this line ended: told before it is written
-                        out.flush()
-                        for payload in timeline.ahead:
-                            run.fire(payload)
-                        timeline.ahead.clear()
-                    out.write(raw)
-                    held_line(parsed, written, raw, timeline.entry if utf8 else None)
-                    written += len(raw)
-                    for refused in timeline.refused:
-                        _record(run.calls, run.by_id, refused, timeline)
-                    timeline.refused.clear()
-                    if payloads:
-                        out.flush()  # the hook reads the transcript up to this line
-                    for payload in payloads:
-                        run.fire(payload)
-                    for item in timeline.said:
-                        at = run.by_id.get(item["tool_use_id"], len(run.calls) - 1)
-                        said.append({**item, "at": at})
-                    timeline.said.clear()
-                    if progress and payloads:
-                        progress(done, size)
-                out.flush()
-                for payload in timeline.finish():
+            out = transcript.HELD[scratch] = transcript.Held()  # type: ignore[index]
+            for raw, done in _lines(fh, size):
+                text, utf8 = _text(raw)
+                payloads = timeline.feed(text)
+                for payload in timeline.ahead:  # batches this line ended: told before it is in
                     run.fire(payload)
+                timeline.ahead.clear()
+                out.append(raw, timeline.entry if utf8 else None)
+                for refused in timeline.refused:
+                    _record(run.calls, run.by_id, refused, timeline)
+                timeline.refused.clear()
+                for payload in payloads:  # the hook reads the transcript up to this line
+                    run.fire(payload)
+                for item in timeline.said:
+                    at = run.by_id.get(item["tool_use_id"], len(run.calls) - 1)
+                    said.append({**item, "at": at})
+                timeline.said.clear()
+                if progress and payloads:
+                    progress(done, size)
+            for payload in timeline.finish():
+                run.fire(payload)
         finally:
             for key, value in saved.items():
                 if value is None:
@@ -547,28 +536,22 @@ def _sent(payload: dict, event: Event | None = None) -> int:
     return len(json.dumps(payload))
 
 
-SCRATCH_IN_MEMORY = 64 << 20  # bytes of a transcript whose copy may go to a folder in memory
-
-
-def _memory_dir(size: int = 0) -> str | None:
+def _memory_dir() -> str | None:
     """A folder in memory for the throwaway home, where there is one (Linux's /dev/shm): the
     hook renames its session state into place after every call, and on a disk those renames
-    were a fifth of a replay's time (profiled on a generated history). The transcript's copy
-    (`size` bytes) goes there too up to SCRATCH_IN_MEMORY with room to spare, four times its
-    size: on this machine's disk, writing and removing a 500 KB copy took 2.8 ms of waiting
-    per transcript, 0.3 ms in memory (a tenth of bench_report's time for 200 sessions). A
-    larger copy stays in the ordinary temporary folder."""
+    were a fifth of a replay's time (profiled on a generated history)."""
     shm = "/dev/shm"
-    if not (os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK)):
-        return None
-    if size:
-        try:
-            st = os.statvfs(shm)
-        except OSError:
-            return None
-        if size > SCRATCH_IN_MEMORY or st.f_bavail * st.f_frsize < 4 * size:
-            return None
-    return shm
+    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) else None
+
+
+def _scratch_path() -> str:
+    """The transcript path the payloads name: the hook reads it from memory (transcript.HELD),
+    nothing is written there. Shaped as the copy on disk once was (a folder of
+    TemporaryDirectory's in the temporary folder), so the payloads' sizes are as they were:
+    writing and removing a 500 KB copy on this machine's disk waited 2.8 ms a transcript."""
+    return os.path.join(
+        tempfile.gettempdir(), f"metacog-replay-{os.urandom(4).hex()}", "transcript.jsonl"
+    )
 
 
 def _felt() -> Call | None:

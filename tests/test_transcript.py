@@ -85,37 +85,54 @@ def _assistant(tokens: int, extra: str = "") -> bytes:
     ],
     ids=["plain", "NaN", "infinity", "not utf-8", "bom"],
 )
-def test_the_lines_replay_holds_parsed_read_as_the_file_does(tmp_path: Path, line: bytes) -> None:
-    """Replay hands the hook the lines it parsed already (transcript.HELD) where parsing the
-    bytes gives the same value; a line whose bytes parse otherwise is read from the file."""
+def test_the_transcript_replay_holds_reads_as_the_file_does(tmp_path: Path, line: bytes) -> None:
+    """Replay hands the hook its transcript in memory (transcript.HELD), with the lines it
+    parsed already where parsing the bytes gives the same value: the hook reads from it what
+    it reads from the same lines in a file."""
     import json
 
     from metacog import replay, transcript
 
-    lines = [_assistant(100), line, _assistant(200)[:-1] + b"\n"]
+    lines = [_assistant(100), line, _assistant(200)]
     scratch = tmp_path / "t.jsonl"
     scratch.write_bytes(b"".join(lines))
-
-    def reading(held: dict | None) -> tuple:
-        cursor: dict = {}
-        transcript.HELD = held
-        try:
-            out = transcript.read_new(str(scratch), cursor)
-        finally:
-            transcript.HELD = None
-        return out.tokens, out.held, out.responses, out.turns, cursor["pending"]
-
-    held: dict[int, object] = {}
-    at = 0
+    held = transcript.Held()
     for raw in lines:
         text, utf8 = replay._text(raw)  # as replay reads it (metacog.replay._replay)
         try:
             entry = json.loads(text)
         except ValueError:
             entry = None
-        transcript.held_line(held, at, raw, entry if utf8 else None)
-        at += len(raw)
-    kept = len(held)
-    assert kept == (3 if line == _assistant(300) else 2)  # the others are read from the file
-    assert reading({str(scratch): held}) == reading(None)
-    assert held == {}  # what the hook read is dropped
+        held.append(raw, entry if utf8 else None)
+
+    def reading(path: str, held: transcript.Held | None) -> tuple:
+        cursor: dict = {}
+        transcript.HELD = {path: held} if held else None
+        try:
+            out = transcript.read_new(path, cursor)
+        finally:
+            transcript.HELD = None
+        return out.tokens, out.held, out.responses, out.turns, cursor["pending"], cursor["offset"]
+
+    kept = len(held.entries)
+    assert kept == (3 if line == _assistant(300) else 2)  # the others are parsed from their bytes
+    assert reading("/nowhere/t.jsonl", held) == reading(str(scratch), None)
+    assert held.entries == {}  # what the hook read is dropped
+
+
+def test_the_transcript_replay_holds_keeps_what_a_read_may_take(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """At least the last READ_CAP bytes, and the lines that begin in them."""
+    from metacog import transcript
+
+    monkeypatch.setattr(transcript, "READ_CAP", 1000)
+    held = transcript.Held()
+    lines = [_assistant(n) for n in range(100, 140)]
+    for raw in lines:
+        held.append(raw, {"type": "assistant"})
+    assert held.size == sum(map(len, lines))
+    assert (
+        1000 <= len(held.data) <= 2000 and held.since(held.size - 1000) == b"".join(lines)[-1000:]
+    )
+    assert min(held.entries) >= held.size - 1000 and max(held.entries) == held.size - len(lines[-1])
