@@ -88,6 +88,21 @@ def events(lines: Iterable[str]) -> list[tuple[int, dict]]:
     return out + [(index, payload) for payload in timeline.finish()]
 
 
+_CONSTANTS: list[str] = []  # the NaN and Infinity the line just parsed held
+
+
+def _constant(name: str) -> float:
+    """NaN, Infinity or -Infinity, as json.loads reads them, noted (a scan of every line for
+    them was a fortieth of a replay, profiled)."""
+    _CONSTANTS.append(name)
+    return float(name)
+
+
+# json.loads of a str is this decoder's decode (its one more check, a BOM at the start, fails
+# here as well: a BOM is no JSON value).
+_DECODER = json.JSONDecoder(parse_constant=_constant)
+
+
 class _Timeline:
     """The hook payloads of a transcript, line by line: a tool result needs its earlier call."""
 
@@ -108,18 +123,22 @@ class _Timeline:
         self.batches: dict[str, dict] = {}
         self.waiting: dict[str, dict] = {}
         self.ahead: list[dict] = []
-        self.entry: dict | None = None  # the line just fed, parsed (None: not a JSON object)
+        # The line just fed, parsed, for the hook's reading (transcript.Held): None when it is
+        # not a JSON object, or holds NaN or Infinity, which the hook's parser refuses.
+        self.entry: dict | None = None
 
     def feed(self, line: str) -> list[dict]:
         """The payloads the hook gets once `line` is in the transcript."""
         self.entry = None
+        _CONSTANTS.clear()
         try:
-            entry = json.loads(line)
+            entry = _DECODER.decode(line)  # json.loads, noting the constants it reads
         except (ValueError, RecursionError):  # not JSON, or nested past any transcript's depth
             return []
         if not isinstance(entry, dict):
             return []
-        self.entry = entry
+        if not _CONSTANTS:
+            self.entry = entry
         if isinstance(entry.get("type"), str) and entry["type"]:
             self.entries += 1
             self.messages += entry["type"] in ("user", "assistant")

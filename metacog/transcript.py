@@ -234,19 +234,20 @@ class Held:
 
     def append(self, raw: bytes, entry: object) -> None:
         """`raw`, one line ending in its only newline, written; `entry` what json.loads gave
-        for its text, decoded as strict UTF-8 (None for bytes that are not: replay reads them
-        with replacement characters, where the bytes fail to parse). Held for the hook's read
-        where parsing the bytes (parse_json) gives the same; not either: a line that json.loads
-        reads as UTF-16 or 32 or with a BOM (a NUL in its first four bytes), NaN and Infinity
-        (parse_json refuses them). Lines that begin more than READ_CAP before the end are
-        dropped, and the bytes before that once they are READ_CAP more: no read takes them."""
+        for its text, decoded as strict UTF-8, held for the hook's read where parsing the bytes
+        (parse_json) gives the same. The caller gives None for bytes that are not UTF-8 (replay
+        reads them with replacement characters, where the bytes fail to parse) and for a line
+        that holds NaN or Infinity (parse_json refuses them); not held either: a line that
+        json.loads reads as UTF-16 or 32 or with a BOM (a NUL in its first four bytes). Lines
+        that begin more than READ_CAP before the end are dropped, and the bytes before that
+        once they are READ_CAP more: no read takes them."""
         at = self.size
         self.data += raw
         if len(self.data) > 2 * READ_CAP:
             cut = len(self.data) - READ_CAP
             del self.data[:cut]
             self.base += cut
-        if not isinstance(entry, dict) or b"NaN" in raw or b"Infinity" in raw:
+        if not isinstance(entry, dict):
             return
         if raw.startswith(b"\xef\xbb\xbf") or b"\x00" in raw[:4]:
             return

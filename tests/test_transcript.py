@@ -89,21 +89,17 @@ def test_the_transcript_replay_holds_reads_as_the_file_does(tmp_path: Path, line
     """Replay hands the hook its transcript in memory (transcript.HELD), with the lines it
     parsed already where parsing the bytes gives the same value: the hook reads from it what
     it reads from the same lines in a file."""
-    import json
-
     from metacog import replay, transcript
 
     lines = [_assistant(100), line, _assistant(200)]
     scratch = tmp_path / "t.jsonl"
     scratch.write_bytes(b"".join(lines))
     held = transcript.Held()
+    timeline = replay._Timeline()
     for raw in lines:
         text, utf8 = replay._text(raw)  # as replay reads it (metacog.replay._replay)
-        try:
-            entry = json.loads(text)
-        except ValueError:
-            entry = None
-        held.append(raw, entry if utf8 else None)
+        timeline.feed(text)
+        held.append(raw, timeline.entry if utf8 else None)
 
     def reading(path: str, held: transcript.Held | None) -> tuple:
         cursor: dict = {}
