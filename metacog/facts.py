@@ -328,6 +328,7 @@ def _streak_update(win: dict, facts: dict, action: Call, ctx: Context) -> None:
             edits=0,
             tool=action.tool,
             target=action.target,
+            act=action.act or action.target,
             path=action.path,
             exit=_exit(action),
             turn=turn,
@@ -335,6 +336,7 @@ def _streak_update(win: dict, facts: dict, action: Call, ctx: Context) -> None:
     elif mem.get("turn") != turn:
         mem["count"] = number(mem.get("count")) + 1
         mem["tool"], mem["target"], mem["turn"] = action.tool, action.target, turn
+        mem["act"] = action.act or action.target
         ctx.streak_grew = True
     ctx.streak = _streak(mem)
 
@@ -353,17 +355,23 @@ def _same_exit(mem: dict, action: Call) -> bool:
         bool(mem.get("count"))
         and not mem.get("edits")
         and action.tool == "Bash"
-        and action.target == mem.get("target")
+        and _same_act(mem, action)
         and code == mem.get("exit")
         and code[5:].isdecimal()
         and (int(code[5:]) in (124, 126, 127) or 129 <= int(code[5:]) <= 159)
     )
 
 
+def _same_act(mem: dict, action: Call) -> bool:
+    """This call is the act the streak remembers (its plumbing aside: `make 2>&1 | tail`
+    passing ends the streak of `make`); a memory from before acts were kept, its target."""
+    return (action.act or action.target) == mem.get("act", mem.get("target"))
+
+
 def _retried_ok(mem: dict, action: Call) -> bool:
     """The call that failed now works: the same call, or any successful edit of the file whose
     edits were refused."""
-    if action.tool == mem.get("tool") and action.target == mem.get("target"):
+    if action.tool == mem.get("tool") and _same_act(mem, action):
         return True
     return (
         action.tool in EDIT_TOOLS

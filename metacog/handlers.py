@@ -94,6 +94,7 @@ def _refused(
         named=tuple(named),
         refused=True,  # no call's hook fired: Claude Code refused it before running it
         turn=turn,  # several refusals read at once were still each their own attempt
+        **actions.acted(name, tool_input),
     )
 
 

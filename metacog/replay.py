@@ -607,6 +607,7 @@ def _record(
             0,
             now,
             refused=True,
+            **actions.acted(name, tool_input),
         )
     act = call.record()
     for field in ("result", "size", "path", "turn"):  # the report reads none of them

@@ -1,4 +1,4 @@
-"""metacog.senses.echo: code edited while the project's tests do not run, or only a narrowed one."""
+"""metacog.senses.echo: code edited while the project's tests do not run."""
 
 from __future__ import annotations
 
@@ -39,9 +39,17 @@ def test_a_test_run_resets_and_docs_do_not_count() -> None:
     assert any("edits since the project's tests last ran" in s for s in without)
 
 
-def test_only_the_new_test_runs() -> None:
-    calls = [edit("/home/dev/project/src/app.py")] + [
-        bash("pytest tests/test_new.py", stdout=f"r{i}") for i in range(3)
-    ]
-    said = texts(calls)
-    assert "run only a narrowed test 3 times" in said[3]
+def test_only_the_new_test_runs_is_the_loop_of_the_work() -> None:
+    # Issue 39: "only a narrowed test 3 times" after a change fell 7 times of 9 on labelled
+    # quiet sessions; a narrowed run checks the edits as a whole run does.
+    calls = (
+        [bash("pytest -q")]
+        + [edit("/home/dev/project/src/app.py")]
+        + [bash("pytest tests/test_new.py", stdout=f"r{i}") for i in range(3)]
+    )
+    assert not any(texts(calls))
+    # It resets the count of edits since the tests ran, as a whole run does.
+    edits = [edit(f"/home/dev/project/src/m{i}.py", i) for i in range(8)]
+    narrowed = [*calls, *edits, bash("pytest tests/test_new.py::t"), *edits]
+    assert not any(texts(narrowed))
+    assert any("edits since" in s for s in texts([*calls, *edits, *edits]))

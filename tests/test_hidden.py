@@ -229,3 +229,47 @@ def test_a_subagent_answer_that_begins_with_the_word_error() -> None:
         "content": [{"type": "text", "text": "Error handling in the API layer is inconsistent."}]
     }
     assert hidden_failure("Task", {}, answer) == ""
+
+
+# A program's own complaint behind plumbing that exits 0 --------------------------------
+
+# What real sessions printed (../shared/transcripts: claude-backups, teamwork, napoli-matcha).
+LS_GLOB = "ls: cannot access 'glob': No such file or directory\n"
+CURL_BLANK = (
+    "curl: option : blank argument where content is expected\n"
+    "curl: try 'curl --help' or 'curl --manual' for more information\n"
+)
+
+
+def test_a_programs_complaint_behind_a_pipe_is_its_failure() -> None:
+    ls = {"command": 'ls *.md | grep -v -E "Template|README"'}
+    assert hidden_failure("Bash", ls, {"stdout": "", "stderr": LS_GLOB}) == LS_GLOB.strip()
+    curl = {"command": "curl -s -X POST http://localhost:3001/api -H '' || true"}
+    assert "blank argument" in hidden_failure("Bash", curl, {"stdout": CURL_BLANK, "stderr": ""})
+    cat = {"command": "cat apps/web/package.json | grep -A 5 dependencies"}
+    said_ = "cat: apps/web/package.json: No such file or directory\n"
+    assert hidden_failure("Bash", cat, {"stdout": "", "stderr": said_})
+
+
+def test_the_same_complaint_behind_plumbing_again_and_again_is_heard() -> None:
+    # Exit 0 each time (grep's status), the same complaint each time: the same wall.
+    tries = [
+        bash(f'ls *.md | grep -v -E "{words}"', "", stderr=LS_GLOB)
+        for words in ("Template|README", "Template|README|GUIDE", "Template|GUIDE", "README")
+    ]
+    out = said(tries)
+    assert not any(out[:2]) and "Bash `ls *.md | grep" in out[2], out
+
+
+def test_a_signed_line_without_plumbing_or_beside_other_work_is_no_failure() -> None:
+    # Its own exit status says how it went: nginx signs its success the same way.
+    nginx = {"command": "nginx -t"}
+    ok = "nginx: the configuration file /etc/nginx/nginx.conf syntax is ok\n"
+    assert hidden_failure("Bash", nginx, {"stdout": "", "stderr": ok}) == ""
+    # A longer answer did other work beside the complaint.
+    ls = {"command": "ls src docs | head -20"}
+    listing = "ls: docs: No such file or directory\nsrc:\na.py\nb.py\nc.py\n"
+    assert hidden_failure("Bash", ls, {"stdout": listing, "stderr": ""}) == ""
+    # A line signed by a program the command did not run is the data it printed.
+    grep = {"command": "grep -h model: agents/*.md | sort | uniq"}
+    assert hidden_failure("Bash", grep, {"stdout": "model: haiku\n", "stderr": ""}) == ""

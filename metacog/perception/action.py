@@ -155,6 +155,19 @@ def target_of(tool: str, tool_input: dict, cwd: str) -> str:
         return "?"
 
 
+def acted(tool: str, tool_input: dict) -> dict:
+    """What a shell command is (metacog.perception.act), as the Call's fields `act` and
+    `does`, read once from its whole text: {} for any other tool."""
+    command = tool_input.get("command") if tool == "Bash" else None
+    if not isinstance(command, str):
+        return {}
+    from metacog.perception.act import read
+
+    act = read(command)
+    does = "w" * act.writes + "t" * act.tests + "s" * act.waits
+    return {"act": act.key, "does": does}
+
+
 def checksum(value: object) -> int:
     if isinstance(value, dict):
         value = {k: v for k, v in value.items() if k not in _VOLATILE}
@@ -298,6 +311,7 @@ def from_event(event: Event, now: float, outcome: bool = True) -> Call:
     sent = event.error if event.failed else ""
     cost = min(event.size, context_cost(tool, tool_input, event.response, sent))
     target = target_of(tool, tool_input, event.cwd)
+    act = acted(tool, tool_input)
     polled = tool in POLLING_TOOLS and isinstance(response, dict)
     if polled and not error and response.get("status") == "running":
         # A background job still running: polling it is waiting.
@@ -305,7 +319,7 @@ def from_event(event: Event, now: float, outcome: bool = True) -> Call:
     if found_nothing(tool, tool_input, response, error):
         # An empty answer is an answer (`grep` says it with exit 1), not a failure.
         prints = (novelty.nothing(tool, tool_input),)
-        return make(tool, target, "", 0, cost, now, event.agent, empty=True, prints=prints)
+        return make(tool, target, "", 0, cost, now, event.agent, empty=True, prints=prints, **act)
     path = file_of(tool_input) if tool in FILE_TOOLS else ""
     prints: tuple = ()
     named: tuple = ()
@@ -319,7 +333,7 @@ def from_event(event: Event, now: float, outcome: bool = True) -> Call:
         read_prints, read_named = novelty.read(tool, tool_input, answer, error)
         prints, named = tuple(read_prints), tuple(read_named)
     return make(
-        tool, target, error, result, cost, now, event.agent, path, prints=prints, named=named
+        tool, target, error, result, cost, now, event.agent, path, prints=prints, named=named, **act
     )
 
 

@@ -20,6 +20,7 @@ from operator import itemgetter  # loaded already: json imports re, which import
 # named by metacog.perception.symptoms): the person speaking is not the world answering,
 # and no obstacle of the agent's own making.
 PERSON = frozenset(("rejected", "interrupted"))
+KEY_CAP = 200  # characters of a stored act (metacog.perception.act.KEY_CAP)
 
 _FIELDS = (
     "tool",  # the tool's name, "?" when the payload had none
@@ -39,6 +40,8 @@ _FIELDS = (
     "turn",  # which model response made it (metacog.perception.turns), 0 when unknown
     "prints",  # the fingerprints of its result's lines (metacog.perception.novelty.read)
     "named",  # which of those lines name something
+    "act",  # a shell command's identity without its plumbing (metacog.perception.act), ''
+    "does",  # what a shell command does, read from its whole text: w writes, t tests, s sleeps
 )
 
 
@@ -72,6 +75,8 @@ class Call(tuple):
         turn: int = 0,
         prints: tuple = (),
         named: tuple = (),
+        act: str = "",
+        does: str = "",
     ) -> Call:
         return tuple.__new__(
             cls,
@@ -93,6 +98,8 @@ class Call(tuple):
                 turn,
                 prints,
                 named,
+                act,
+                does,
             ),
         )
 
@@ -113,6 +120,30 @@ class Call(tuple):
     turn: int = property(itemgetter(14))  # type: ignore[assignment]
     prints: tuple = property(itemgetter(15))  # type: ignore[assignment]
     named: tuple = property(itemgetter(16))  # type: ignore[assignment]
+    act: str = property(itemgetter(17))  # type: ignore[assignment]
+    does: str = property(itemgetter(18))  # type: ignore[assignment]
+
+    @property
+    def identity(self) -> str:
+        """What "the same call" means, for every reader: the tool and what it acted on, a
+        shell command as its act (`ls build 2>/dev/null` is `ls build`)."""
+        return f"{self.tool} {self.act or self.target}"
+
+    @property
+    def writes(self) -> bool:
+        """A shell command that changes files or the repository (read from its whole text)."""
+        return "w" in self.does
+
+    @property
+    def tests(self) -> bool:
+        """A shell command that runs the project's tests."""
+        return "t" in self.does
+
+    @property
+    def sleeps(self) -> bool:
+        """A shell command that waits first (`sleep 30 && gh run view`): checking on
+        something that takes time, not asking again."""
+        return "s" in self.does
 
     def __getnewargs__(self) -> tuple:
         """What copy and pickle hand `__new__`: the fields, one argument each."""
@@ -134,7 +165,7 @@ class Call(tuple):
     def step(self) -> tuple:
         """The call with its result: a repeat counts only when the result repeats too
         (polling whose output changes is progress)."""
-        return (self.tool, self.target, self.result)
+        return (self.tool, self.act or self.target, self.result)
 
     @property
     def outcome(self) -> str:
@@ -169,10 +200,12 @@ class Call(tuple):
             out["mistake"] = self.mistake
         if problems and self.problems is not None:
             out["problems"] = [list(p) for p in self.problems]
-        for name in ("agent", "path", "empty", "waiting", "refused", "turn"):
+        for name in ("agent", "path", "empty", "waiting", "refused", "turn", "does"):
             value = getattr(self, name)
             if value:
                 out[name] = value
+        if self.act and self.act != self.target:
+            out["act"] = self.act
         return out
 
 
@@ -213,7 +246,7 @@ def stored(record: object) -> Call | None:
         get("path", ""),
     )
     result, size, ts, turn = get("result", 0), get("size", 0), get("ts", 0.0), get("turn", 0)
-    problems = get("problems")
+    problems, act, does = get("problems"), get("act", ""), get("does", "")
     return tuple.__new__(
         Call,
         (
@@ -234,6 +267,8 @@ def stored(record: object) -> Call | None:
             turn if type(turn) is int else 0,
             (),
             (),
+            act[:KEY_CAP] if isinstance(act, str) else "",
+            does[:8] if isinstance(does, str) else "",
         ),
     )
 

@@ -40,7 +40,14 @@ _RAISED = re.compile(r"[A-Z]\w*(?:Error|Exception): \S")
 HIDDEN_LINES = 12
 
 
-_API_ERROR = re.compile(r"API Error\b")  # not "Error handling in the API layer is …"
+_API_ERROR = re.compile(r"API Error\b")
+
+# A program's own complaint: a line that opens with the name of a program the command ran (or
+# the shell that ran it) and a colon (`ls: cannot access …`, `curl: option : blank argument`,
+# `jq: parse error …`, `/bin/bash: line 1: …`): programs sign what they say of their own run.
+_SIGNED = re.compile(r"\s*(?:\S*/)?([\w.+-]+):(?:\s|$)")
+SHELLS = frozenset(("sh", "bash", "zsh", "dash"))
+COMPLAINT_LINES = 3  # lines an answer that is only a complaint holds at most  # not "Error handling in the API layer is …"
 
 
 def _answer(response: dict) -> str:
@@ -52,6 +59,29 @@ def _answer(response: dict) -> str:
         return " ".join(
             b["text"] for b in content[:4] if isinstance(b, dict) and isinstance(b.get("text"), str)
         )
+    return ""
+
+
+def complaint(command: str, output: str) -> str:
+    """The whole answer of a command whose exit status is another step's (`ls x | grep y`,
+    `curl … || true`, `cat f; echo done`: metacog.perception.act's `hides_exit`) where that
+    answer is a few lines (COMPLAINT_LINES at most), one of them signed by a program the
+    command ran (`_SIGNED`): its own failure, which the plumbing's exit 0 does not undo; ''
+    for none. Without such plumbing the exit status is the program's own, and a signed line
+    is what it says of a run that went well (`nginx: … syntax is ok`)."""
+    from metacog.perception.act import read
+
+    lines = [line for line in output.splitlines() if any(c.isalnum() for c in line[:LINE_CAP])]
+    if not lines or len(lines) > COMPLAINT_LINES:
+        return ""
+    act = read(command)
+    if not act.hides_exit:
+        return ""
+    names = act.programs | SHELLS
+    for line in lines:
+        signed = _SIGNED.match(line[:LINE_CAP])
+        if signed and signed.group(1) in names:
+            return "\n".join(line[:LINE_CAP].strip() for line in lines)
     return ""
 
 
@@ -83,12 +113,11 @@ def hidden_failure(tool: str, tool_input: dict, response: object) -> str:
     if tool != "Bash" or response.get("interrupted") is True:
         return ""
     command = tool_input.get("command") if isinstance(tool_input, dict) else None
-    if (
-        not isinstance(command, str)
-        or first_word(command) in READERS
-        or not _RUNNERS.search(command[:500])
-    ):
+    if not isinstance(command, str):
         return ""
+    said = complaint(command, output)
+    if said or first_word(command) in READERS or not _RUNNERS.search(command[:500]):
+        return said
     said, counted = [], False
     for line in output.splitlines():
         line = line[:LINE_CAP]

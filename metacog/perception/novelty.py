@@ -259,8 +259,9 @@ def _sent(word: str, words: set[str], folders: set[str], ends: set[str]) -> bool
 
 
 def call_key(action: Call) -> int:
-    """The call (its tool and target) as a checksum: what "the same call" means here."""
-    return zlib.crc32(f"{action.tool} {action.target}".encode("utf-8", "replace"))
+    """The call's identity (its tool and what it acted on, a shell command as its act:
+    `Call.identity`) as a checksum: what "the same call" means here."""
+    return zlib.crc32(action.identity.encode("utf-8", "replace"))
 
 
 # Fingerprints of the lines obstacles showed, remembered in the main window: a call that

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from metacog.perception.act import WRAPPERS, Act, read
+
 # Shell programs that look for something: an empty answer from one is "not there".
 SEEKERS = frozenset(("grep", "rg", "ag", "find", "fd", "ls", "locate", "which", "whereis", "git"))
 # Commands that print text they read: what they print is never their own failure.
@@ -44,37 +46,31 @@ READERS = frozenset(
 )
 # Programs that ask (read text, or look for something): asking again is not acting again.
 QUESTIONS = READERS | SEEKERS
-# A shell command that changes files or the repository (`sed -i`, a redirect, `git checkout`).
-_WRITES = re.compile(
-    r"sed -i|\b(?:cat|echo|printf)\b[^|]*>|\btee\b|\bpatch\b|\b(?:mv|cp|rm|touch)\b|git (?:apply|checkout|reset|"
-    r"restore|stash|commit|merge|rebase|pull|switch)|\b(?:npm|pip|uv|yarn|pnpm) (?:i|install|add)\b"
-)
 
 
 def writes(command: str) -> bool:
     """Whether a shell command changes files or the repository: after it, an empty answer
-    may not hold any more and asking again is checking, not circling."""
-    return bool(_WRITES.search(command))
-
-
-# Words before a program that run it rather than being it (`sudo make`, `env X=1 node`).
-_PREFIXES = frozenset(("env", "time", "sudo", "nohup"))
-
-
-def _runs_next(word: str, prefixes: frozenset = _PREFIXES) -> bool:
-    """Whether a command's word runs the word after it: a prefix, or a `VAR=value`."""
-    return word in prefixes or ("=" in word and not word.startswith(("-", "'", '"')))
+    may not hold any more and asking again is checking, not circling (the whole command:
+    metacog.perception.act reads it)."""
+    return _act(command).writes
 
 
 def first_word(command: str) -> str:
-    """The program a shell command runs first, past `cd … &&`, `VAR=value` and `env`."""
-    for part in (
-        command[:500].split("&&")[-1:] if command.lstrip().startswith("cd ") else [command[:500]]
-    ):
-        for word in part.split():
-            if not _runs_next(word):
-                return word.rsplit("/", 1)[-1]
-    return ""
+    """The program a shell command runs first, past `cd … &&`, `VAR=value`, `sudo -u bob`,
+    `timeout 10` and the like (metacog.perception.act: one reading for every reader)."""
+    return _act(command).program
+
+
+_READ: dict[str, Act] = {}  # the last commands read: several readers ask of one call
+
+
+def _act(command: str) -> Act:
+    act = _READ.get(command)
+    if act is None:
+        if len(_READ) >= 16:
+            _READ.clear()
+        act = _READ[command] = read(command)
+    return act
 
 
 def after_cd(command: str) -> str:
@@ -108,64 +104,8 @@ def _step_words(command: str) -> list[str]:
     return named_words(_STEP_END.split(after_cd(command), 1)[0])
 
 
-# Programs (and their subcommands) that run a project's tests, past the wrappers below.
-TEST_COMMANDS = (
-    "pytest",
-    "py.test",
-    "unittest",
-    "tox",
-    "nox",
-    "npm test",
-    "npm run test",
-    "yarn test",
-    "pnpm test",
-    "bun test",
-    "jest",
-    "vitest",
-    "mocha",
-    "go test",
-    "cargo test",
-    "cargo nextest",
-    "make test",
-    "make check",
-    "mvn test",
-    "gradle test",
-    "./gradlew test",
-    "rspec",
-    "phpunit",
-    "ctest",
-    "dotnet test",
-    "mix test",
-    "swift test",
-    "deno test",
-)
-
 # Folders that hold tests.
 TEST_DIRS = ("tests", "test", "__tests__", "spec")
-# Words that run the next command rather than being it: `uv run pytest`, `FOO=1 npx jest`.
-WRAPPERS = frozenset(
-    (
-        "uv",
-        "run",
-        "poetry",
-        "pipenv",
-        "hatch",
-        "pdm",
-        "npx",
-        "bunx",
-        "pnpm",
-        "exec",
-        "time",
-        "env",
-        "sudo",
-        "python",
-        "python3",
-        "-m",
-        "nice",
-    )
-)
-
-
 # Programs that run the script named after them (`python3 tools/x.py`, `bash deploy.sh`).
 INTERPRETERS = frozenset(
     ("node", "bash", "sh", "zsh", "ruby", "perl", "php", "deno", "bun", "tsx", "ts-node")
@@ -190,45 +130,12 @@ def script(command: str) -> str:
     return ""
 
 
-# Programs that feed the next stage of a pipeline its words (`echo N | npx …`), and words
-# that run the command after them (`sudo`, `timeout 10`) rather than being it.
-_FEEDERS = frozenset(("echo", "yes", "printf"))
-_RUNNING = _PREFIXES | {"timeout", "exec", "command"}
-STAGES_CAP = 2000  # characters of a command whose pipeline is read
-
-
 def actor(command: str) -> str:
-    """The program a shell command acts with: the first of its pipeline's stages (split at a
-    `|` outside quotes) that is not feeding the next its words (`yes | cp a b`: cp), past
-    `cd … &&`, `VAR=value` and the words that run a command (`sudo`, `timeout 10`); '' where
-    the command first waits (`sleep 30 && gh run view`: waiting is not acting)."""
-    for stage in _stages(after_cd(command[:STAGES_CAP])):
-        words = stage.split()
-        while words and (_runs_next(words[0], _RUNNING) or words[0].isdigit()):
-            words = words[1:]
-        program = words[0].rsplit("/", 1)[-1] if words else ""
-        if program and program not in _FEEDERS:
-            return "" if program == "sleep" else program
-    return ""
-
-
-def _stages(command: str) -> list[str]:
-    """A command's pipeline stages: split at each `|` (not `||`) outside quotes."""
-    stages, start, quote, i = [], 0, "", 0
-    while i < len(command):
-        c = command[i]
-        if quote:
-            quote = "" if c == quote else quote
-        elif c in "'\"":
-            quote = c
-        elif c == "|":
-            if command[i + 1 : i + 2] == "|":
-                i += 1  # `||`: what runs when the stage before failed, not a stage
-            else:
-                stages.append(command[start:i])
-                start = i + 1
-        i += 1
-    return [*stages, command[start:]]
+    """The program a shell command acts with: the first of its steps that is not feeding the
+    next its words (`yes | cp a b`: cp), past `cd … &&` and the words that run a command;
+    '' where the command first waits (`sleep 30 && gh run view`: waiting is not acting)."""
+    act = _act(command)
+    return "" if act.waits else act.program
 
 
 def runs(command_script: str, path: str) -> bool:
@@ -252,17 +159,9 @@ def is_test_file(path: str) -> bool:
 
 
 def test_command(command: str) -> bool:
-    """Whether some segment of a shell command runs a test runner (not `pip install pytest`)."""
-    for segment in command.replace("&&", ";").replace("||", ";").replace("|", ";").split(";"):
-        words = [w for w in segment.split() if "=" not in w or w.startswith("-")]
-        while words and words[0].lower() in WRAPPERS:
-            words.pop(0)
-        if words and "/" in words[0] and not words[0].startswith("./gradlew"):
-            words[0] = words[0].rsplit("/", 1)[-1]  # ./node_modules/.bin/jest is jest
-        head = " ".join(words).lower()
-        if any(head == c or head.startswith(c + " ") for c in TEST_COMMANDS):
-            return True
-    return False
+    """Whether some step of a shell command runs the project's tests (not `pip install
+    pytest`; `timeout 60 pytest` and `uv run pytest` do)."""
+    return _act(command).tests
 
 
 def narrowed(command: str) -> bool:

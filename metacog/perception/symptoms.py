@@ -315,7 +315,9 @@ def intent(action: Call) -> str:
 
     target = str(action.target)
     command = target.split("&&")[-1] if target.lstrip().startswith("cd ") else target
-    head = first_word(command)
+    # A shell command's program as metacog.perception.act reads it; any other tool's target
+    # (a JSON input, a query) by its first word as written.
+    head = first_word(command) if action.tool == "Bash" else next(iter(command.split()), "")
     rest = command.split(head, 1)[-1].split() if head else []
     arg = next(
         (w for w in rest if not w.startswith("-") and ("=" not in w or _ORIGIN.match(w))), ""

@@ -68,7 +68,9 @@ def is_loop(sense: str) -> bool:
 
 
 def _key(call: dict) -> tuple[str, str]:
-    return call.get("tool", ""), call.get("target", "")
+    """The call's identity in replay's record (a shell command as its act, plumbing aside:
+    metacog.perception.call.Call.identity)."""
+    return call.get("tool", ""), call.get("act") or call.get("target", "")
 
 
 def _identity(call: dict) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from metacog.perception import shell
 from metacog.perception.novelty import call_key
-from metacog.perception.shell import writes
 from metacog.perception.tools import EDIT_TOOLS
 from metacog.senses.signal import Signal, forget, memory, peek, quote, short
 
@@ -78,9 +77,10 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
             f"call had answered before: {answered[1]} variants in a row go round the same "
             "answers. What do all of them share that none changed?",
         )
-    if asked or action.waiting:
-        # Waiting on a background job that is still running is not going in circles: the
-        # polls and the pauses between them repeat by design (issue 17, class 5).
+    if asked or action.waiting or action.sleeps:
+        # Waiting on a background job that is still running, or checking after a pause, is
+        # not going in circles: the polls and the pauses between them repeat by design
+        # (issue 17, class 5; `sleep 5 && gh run view` and `sleep 9 && …` are one act).
         return None
     if repeat >= cfg["same_action"] and action.ok:
         if repeat % cfg["same_action"] == 0:
@@ -93,7 +93,7 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
         return None
     again = _again(actions, repeat)
     if again and action.ok and not asked:
-        key = f"{action.tool} {action.target}"[:200]
+        key = action.identity[:200]
         said = mem.setdefault("again_said", [])
         if key not in said:
             said.append(key)
@@ -145,12 +145,12 @@ def _nothing_again(mem: dict, action: Call, calls: int) -> list | None:
     class 3). The caller marks it said ([times, call of the last, said])."""
     empty = _bounded(mem, "empty", EMPTY_CAP)
     tool = action.tool
-    if tool in EDIT_TOOLS or (tool == "Bash" and writes(action.target)):
+    if tool in EDIT_TOOLS or action.writes:
         empty.clear()  # the world changed: an empty answer may not hold any more
         return None
     if not action.empty:
         return None
-    key = f"{tool} {action.target}"[:200]
+    key = action.identity[:200]
     seen = empty.pop(key, None)
     if not isinstance(seen, list) or len(seen) != 3 or calls - seen[1] > EMPTY_SPAN:
         seen = [0, calls, 0]  # times, call of the last, said
@@ -183,7 +183,7 @@ def _unchanged(mem: dict, action: Call) -> list | None:
     if action.tool != "Bash" or not action.ok or action.empty or not action.prints:
         return None
     name = shell.script(action.target)[:NAME_CAP]
-    if not name or shell.is_test_file(name) or shell.test_command(action.target):
+    if not name or shell.is_test_file(name) or action.tests:
         return None
     key = format(call_key(action), "08x")
     run = runs.pop(key, None)
@@ -218,15 +218,13 @@ def _answered_again(mem: dict, action: Call) -> list | None:
     does. A question (a reader, a search), a test run and waiting are left out; an edit or a
     command that writes makes every answer news again."""
     answers = _bounded(mem, "answers", PROGRAMS_CAP)
-    if (action.tool in EDIT_TOOLS and action.ok) or (
-        action.tool == "Bash" and shell.writes(action.target)
-    ):
+    if (action.tool in EDIT_TOOLS and action.ok) or action.writes:
         answers.clear()  # the world changed: an old answer may be news again
         return None
     program = ""
     if action.tool == "Bash" and action.ok and not action.empty and action.prints:
-        program = shell.actor(action.target)[:NAME_CAP]
-        if program in shell.QUESTIONS or shell.test_command(action.target):
+        program = shell.actor(action.act or action.target)[:NAME_CAP]
+        if program in shell.QUESTIONS or action.tests:
             program = ""
     for name, entry in answers.items():
         if name != program and isinstance(entry, list) and len(entry) == 5:
@@ -308,7 +306,7 @@ def _again(actions: list[Call], repeat: int) -> int:
     last = actions[-1].step
     recent = actions[-AGAIN_SPAN:]
     first = next(i for i, a in enumerate(recent) if a.step == last)
-    if any(a.tool in EDIT_TOOLS or (a.tool == "Bash" and writes(a.target)) for a in recent[first:]):
+    if any(a.tool in EDIT_TOOLS or a.writes for a in recent[first:]):
         return 0  # something changed between: asking again is checking, not circling
     count = sum(1 for a in recent[first:] if a.step == last)
     others = {a.step for a in recent[first:]} - {last}

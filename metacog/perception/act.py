@@ -1,0 +1,289 @@
+"""One identity of a shell command: what it does, read once from its words.
+
+Plumbing does not change what a command does: `2>&1`, `2>/dev/null`, `| head -20`,
+`| tail -5`, `|| true`, `; echo done`, a leading `cd app &&`, `sleep 30 &&` before a
+check, `timeout 60`, `sudo -u bob`, `VAR=1`. Two commands that differ only there are the
+same act, and every reader of a call (the facts, the senses, the report) asks this module
+what the act is instead of reading the words again its own way: one quote-aware parser
+(`steps`), one identity (`Act.key`), and what the act is, read from the whole command
+before anything cuts it for display (`Act.writes` of a 300-character command that ends in
+`git checkout`).
+
+The lists here are the shell's grammar and the names of programs by role, never any
+tool's messages.
+"""
+
+from __future__ import annotations
+
+import re
+
+CAP = 4000  # characters of a command read: a hostile megabyte costs no more than this
+KEY_CAP = 200  # characters of an act's identity
+
+# Words before a program that run it rather than being it (`sudo make`, `env X=1 node`,
+# `timeout 10 pytest`), and how many words of their own each may take (`sudo -u bob`:
+# its options and their values; `timeout 10`, `nice -n 5`).
+RUNNERS = frozenset(("env", "time", "sudo", "nohup", "timeout", "exec", "command", "nice"))
+_RUNNER_VALUES = frozenset(("-u", "-g", "-n", "-s", "-k", "--signal", "--kill-after", "-C"))
+# Programs that feed the next stage of a pipeline its words (`echo N | npx …`): the act is
+# what they feed.
+FEEDERS = frozenset(("echo", "yes", "printf"))
+# Stages after a pipe that only cut or page what the act printed.
+_CUTTERS = frozenset(("head", "tail", "cat", "less", "more"))
+# Steps after `;`, `&&` or `||` that say something or nothing, whatever came before.
+_SAYERS = frozenset(("echo", "printf", "true", ":", "false"))
+
+# Programs that run a project's tests, and verbs of verification (a build, a lint, a type
+# check): a check's outcome is the work's.
+TEST_RUNNERS = frozenset(
+    (
+        "pytest",
+        "py.test",
+        "unittest",
+        "tox",
+        "nox",
+        "jest",
+        "vitest",
+        "mocha",
+        "rspec",
+        "phpunit",
+        "ctest",
+    )
+)
+# Programs whose subcommand `test` runs the tests (`go test`, `npm run test`, `make check`).
+_TEST_VERBS = frozenset(("test", "nextest"))
+_TEST_HOSTS = frozenset(
+    (
+        "npm",
+        "yarn",
+        "pnpm",
+        "bun",
+        "go",
+        "cargo",
+        "make",
+        "mvn",
+        "gradle",
+        "./gradlew",
+        "gradlew",
+        "dotnet",
+        "mix",
+        "swift",
+        "deno",
+    )
+)
+# Words that run the next word rather than being the program (`uv run pytest`, `npx jest`,
+# `python -m pytest`).
+WRAPPERS = frozenset(
+    (
+        "uv",
+        "run",
+        "poetry",
+        "pipenv",
+        "hatch",
+        "pdm",
+        "npx",
+        "bunx",
+        "pnpm",
+        "exec",
+        "time",
+        "env",
+        "sudo",
+        "nice",
+        "python",
+        "python3",
+        "-m",
+    )
+)
+
+# A shell command that changes files or the repository (`sed -i`, a redirect of what it
+# says, `git checkout`, an install), read from the whole command.
+_WRITES = re.compile(
+    r"sed -i|\b(?:cat|echo|printf)\b[^|]*>|\btee\b|\bpatch\b|\b(?:mv|cp|rm|touch)\b|git (?:apply|"
+    r"checkout|reset|restore|stash|commit|merge|rebase|pull|switch)|\b(?:npm|pip|uv|yarn|pnpm) "
+    r"(?:i|install|add)\b"
+)
+# A redirection: `2>&1`, `>/dev/null`, `2> err.log`, `&>out`, `< in.txt` (its target may be
+# the next word).
+_REDIRECT = re.compile(r"^(?:\d*|&)(?:>>?|<)(?:&\d+|&-)?(.*)$")
+_OPERATORS = ("&&", "||", ";", "|", "&", "\n")
+
+
+def words(command: str) -> list[str]:
+    """A command's words and operators, quotes honoured and taken off (`"a b"` is one word,
+    `a|b` inside quotes no pipe), `$(…)` and backquotes kept whole, a heredoc's body left
+    out (what it feeds is data, not the act)."""
+    out: list[str] = []
+    word: list[str] = []
+    started = False  # a word is under way (`""` is a word, empty)
+    i, n = 0, min(len(command), CAP)
+    heredoc = False
+    while i < n:
+        c = command[i]
+        if c in "'\"":
+            end = command.find(c, i + 1, n)
+            end = n if end < 0 else end
+            word.append(command[i + 1 : end])
+            started, i = True, end + 1
+            continue
+        if c == "\\" and i + 1 < n:
+            word.append(command[i + 1])
+            started, i = True, i + 2
+            continue
+        if c == "`" or command.startswith("$(", i):
+            close = "`" if c == "`" else ")"
+            end = command.find(close, i + (1 if c == "`" else 2), n)
+            end = n if end < 0 else end
+            word.append(command[i : end + 1])
+            started, i = True, end + 1
+            continue
+        operator = next((op for op in _OPERATORS if command.startswith(op, i)), "")
+        if operator == "&" and ((word and word[-1] in "<>") or command.startswith("&>", i)):
+            operator = ""  # `2>&1`, `&>/dev/null`: a redirection, not a background job
+        if operator or c in " \t\r":
+            if started:
+                out.append("".join(word))
+                word, started = [], False
+            if operator == "\n" and heredoc:
+                break  # the rest is the heredoc's body
+            if operator:
+                out.append(operator)
+            i += len(operator) or 1
+            continue
+        if command.startswith("<<", i):
+            heredoc = True
+        word.append(c)
+        started, i = True, i + 1
+    if started:
+        out.append("".join(word))
+    return out
+
+
+def steps(command: str) -> list[tuple[str, list[str]]]:
+    """The command's steps, each (the operator before it, '' for the first; its words)."""
+    out: list[tuple[str, list[str]]] = []
+    before, current = "", []
+    for word in words(command):
+        if word in _OPERATORS:
+            if current:
+                out.append((before, current))
+            before, current = word, []
+        else:
+            current.append(word)
+    if current:
+        out.append((before, current))
+    return out
+
+
+def _bare(step: list[str]) -> list[str]:
+    """A step's words without its redirections (`2>&1`, `> out.log`, `< in`) and the words
+    that run it (`sudo -u bob`, `timeout 10`, `VAR=1`)."""
+    kept: list[str] = []
+    skip_target = False
+    for word in step:
+        if skip_target:
+            skip_target = False
+            continue
+        redirect = _REDIRECT.match(word) if word[:1] in "0123456789&><" else None
+        if redirect and (">" in word or "<" in word):
+            skip_target = not redirect.group(1) and not word.endswith(("&1", "&2", "&-"))
+            continue
+        kept.append(word)
+    while kept:
+        head = kept[0]
+        if "=" in head and not head.startswith(("-", "=")) and head.split("=", 1)[0].isidentifier():
+            kept = kept[1:]  # VAR=value
+        elif head in RUNNERS:
+            kept = kept[1:]
+            while kept and (kept[0].startswith("-") or kept[0][:1].isdigit()):
+                takes = kept[0] in _RUNNER_VALUES
+                kept = kept[2:] if takes else kept[1:]
+        else:
+            break
+    return kept
+
+
+class Act:
+    """What a shell command does, read once (`read`)."""
+
+    __slots__ = ("hides_exit", "key", "obj", "program", "programs", "tests", "waits", "writes")
+
+    def __init__(self) -> None:
+        self.program = ""  # the program the act runs (without its folder), '' for none
+        self.obj = ""  # what it acts on: the last word of its step past the program and flags
+        self.key = ""  # its identity: the act's words without plumbing, at most KEY_CAP
+        self.writes = False  # it changes files or the repository
+        self.tests = False  # it runs the project's tests (a test runner or a `test` verb)
+        self.waits = False  # it waits first (`sleep 30 && gh run view`)
+        self.programs: frozenset[str] = frozenset()  # every program its steps run
+        # Its exit status is another step's (`| tail`, `|| true`, `; echo done`): what the
+        # act's own program said is in its output, not in the exit code.
+        self.hides_exit = False
+
+
+def _is_test(core: list[str]) -> bool:
+    """Whether a step's words run the project's tests, past the wrappers that run the next
+    word (`uv run pytest`, `python -m pytest`, `npx jest`, `npm run test`)."""
+    rest = list(core)
+    while rest and rest[0].rsplit("/", 1)[-1] in WRAPPERS and rest[0] not in _TEST_HOSTS:
+        rest = rest[1:]
+    if not rest:
+        return False
+    head = rest[0].rsplit("/", 1)[-1] if not rest[0].startswith("./gradlew") else "./gradlew"
+    if head in TEST_RUNNERS or head == "unittest":
+        return True
+    if head in _TEST_HOSTS:
+        verbs = [w for w in rest[1:3] if not w.startswith("-")]
+        return bool(verbs) and (
+            verbs[0] in _TEST_VERBS
+            or (head == "make" and verbs[0] == "check")
+            or (verbs[0] == "run" and len(verbs) > 1 and verbs[1] in _TEST_VERBS)
+        )
+    return False
+
+
+def read(command: str) -> Act:
+    """The act a shell command is: its steps less the plumbing, their program and object, and
+    what it does, from the whole command."""
+    act = Act()
+    if not isinstance(command, str) or not command.strip():
+        return act
+    act.writes = bool(_WRITES.search(command[:CAP]))
+    kept: list[tuple[str, list[str]]] = []
+    fed: set[int] = set()  # the steps that feed the next one its words (`echo N | npx …`)
+    parsed = steps(command)
+    programs = set()
+    for at, (before, step) in enumerate(parsed):
+        piped = at + 1 < len(parsed) and parsed[at + 1][0] == "|"  # it feeds the next
+        core = _bare(step)
+        if not core:
+            continue
+        name = core[0].rsplit("/", 1)[-1]
+        programs.add(name[:80])
+        if before in ("|", "||", ";") and programs - {name}:
+            act.hides_exit = True
+        act.tests = act.tests or _is_test(core)
+        if before in ("", "&&", ";") and name in ("cd", "pushd") and not kept:
+            continue  # where it runs, not what
+        if name == "sleep" and not kept:
+            act.waits = True
+            continue
+        if before == "|" and name in _CUTTERS:
+            continue  # cuts or pages what the act printed
+        if before in ("||", ";", "&&") and name in _SAYERS and kept and not piped:
+            continue  # says something whatever the act did
+        if before == "|" and kept and kept[-1][1][0].rsplit("/", 1)[-1] in FEEDERS:
+            fed.add(len(kept) - 1)  # it feeds this step its words: this step acts
+        kept.append((before, core))
+    act.programs = frozenset(programs)
+    acting = [core for i, (_, core) in enumerate(kept) if i not in fed]
+    if not acting:
+        return act
+    first = acting[0]
+    act.program = first[0].rsplit("/", 1)[-1][:80]
+    named = [w for w in first[1:] if not w.startswith("-")]
+    act.obj = named[-1][:200] if named else ""
+    parts = []  # what is fed to the act is part of it (the answer piped to its prompt)
+    for before, core in kept:
+        parts.append((f" {before} " if before and parts else "") + " ".join(core))
+    act.key = "".join(parts)[:KEY_CAP]
+    return act

@@ -1,0 +1,129 @@
+"""metacog.perception.act: one identity of a shell command, read once from its words, and the
+readers that ask it (shell's program, actor and test runs; a Call's identity and what it does)."""
+
+from __future__ import annotations
+
+import pytest
+from hooktest import bash, said
+
+from metacog.perception import action as actions
+from metacog.perception.act import read, words
+from metacog.perception.novelty import call_key
+from metacog.perception.shell import actor, first_word
+from metacog.perception.shell import test_command as runs_tests  # not a test itself
+
+
+@pytest.mark.parametrize(
+    ("plain", "dressed"),
+    [
+        ("ls build", "ls build 2>/dev/null"),
+        ("npm run build", "npm run build 2>&1 | tail -30"),
+        ("cargo check", "cargo check 2>&1 | head -100"),
+        ("psql -h db -c 'select 1'", "psql -h db -c 'select 1' || true"),
+        ("make deploy", "cd app && make deploy; echo done"),
+        ("gh run view 42", "sleep 30 && gh run view 42"),
+        ("pytest -x", "timeout 600 pytest -x"),
+        ("rm -rf dist", "sudo -u bob rm -rf dist"),
+        ("git status", "git status &>/dev/null && echo ok"),
+    ],
+)
+def test_plumbing_does_not_change_the_act(plain: str, dressed: str) -> None:
+    assert read(dressed).key == read(plain).key
+    assert read(dressed).program == read(plain).program
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("ls build", "ls dist"),
+        ("grep -rn TODO src | wc -l", "grep -rn TODO src"),  # counting is another question
+        ("npx create-next-app web", 'echo "N" | npx create-next-app web'),  # an answer fed
+        ("echo ready", "echo ready > status.txt"),  # the same words, but this one writes
+    ],
+)
+def test_what_changes_the_question_is_another_act_or_writes(one: str, other: str) -> None:
+    a, b = read(one), read(other)
+    assert a.key != b.key or a.writes != b.writes
+
+
+def test_quotes_and_heredocs_are_honoured() -> None:
+    assert words('grep -r "a|b && c" src') == ["grep", "-r", "a|b && c", "src"]
+    assert read("cat > notes.md <<'EOF'\nls; rm -rf /\nEOF").program == "cat"
+    assert not read("cat > notes.md <<'EOF'\nrm -rf x\nEOF").key.count("rm")
+
+
+def test_the_readers_of_a_command_agree_on_its_program() -> None:
+    # Issue 39: `first_word` read the last `&&` step, `first_step` and `actor` the first.
+    command = "cd app && make build && ./run.sh x"
+    assert first_word(command) == actor(command) == read(command).program == "make"
+    # `sudo -u bob rm` had the actor `-u`.
+    assert first_word("sudo -u bob rm -rf x") == actor("sudo -u bob rm -rf x") == "rm"
+    # Feeding a prompt its answer is not the act; waiting first is no act yet.
+    assert actor("yes | cp a b") == "cp"
+    assert actor("sleep 30 && gh run view 7") == ""
+    assert read("sleep 30 && gh run view 7").waits
+
+
+@pytest.mark.parametrize(
+    ("command", "runs"),
+    [
+        ("timeout 10 pytest -x", True),  # issue 39: was no test to test_command
+        ("pnpm test", True),  # pnpm ran the next word and hid `test`
+        ("pnpm lint && pnpm test", True),
+        ("npm run test -- --run a.test.ts 2>&1 | tail", True),
+        ("make check", True),
+        ("cargo check 2>&1 | head", False),  # verification, not the tests
+        ("pip install pytest", False),
+    ],
+)
+def test_a_test_run_past_the_words_that_run_it(command: str, runs: bool) -> None:
+    assert runs_tests(command) is runs
+
+
+def test_what_a_long_command_does_is_read_before_its_target_is_cut() -> None:
+    # Issue 39: a command longer than the 120-character target that ends in `git checkout`
+    # writes, and its capped target did not say so.
+    command = "python3 scripts/prepare.py --input data/raw --output data/clean " * 3 + (
+        "&& git checkout main"
+    )
+    call = actions.make("Bash", actions.target_of("Bash", {"command": command}, "/w"), "", 0, 0, 0)
+    assert "git checkout" not in call.target
+    felt = actions.make(
+        "Bash", call.target, "", 0, 0, 0, **actions.acted("Bash", {"command": command})
+    )
+    assert felt.writes and not call.writes
+
+
+def test_a_call_is_known_by_its_act_and_keeps_it_through_the_window() -> None:
+    from metacog.perception.call import stored
+
+    plain = actions.make(
+        "Bash", "ls build", "", 0, 0, 0, **actions.acted("Bash", {"command": "ls build"})
+    )
+    dressed_command = "ls build 2>/dev/null"
+    dressed = actions.make(
+        "Bash", dressed_command, "", 0, 0, 0, **actions.acted("Bash", {"command": dressed_command})
+    )
+    assert dressed.identity == plain.identity == "Bash ls build"
+    assert call_key(dressed) == call_key(plain)
+    assert dressed.step == plain.step
+    again = stored(dressed.record())
+    assert (
+        again is not None and again.identity == dressed.identity and again.target == dressed_command
+    )
+
+
+def test_the_same_act_in_other_plumbing_is_going_in_circles() -> None:
+    # Vestibular's "same action 4 times" read `ls build 2>/dev/null` and `ls build` as two.
+    listing = "a.o\nb.o\n"
+    steps = [
+        bash("ls build", listing),
+        bash("ls build 2>/dev/null", listing),
+        bash("ls build | head -20", listing),
+        bash("ls build 2>&1", listing),
+    ]
+    out = said(steps)
+    assert not any(out[:3]) and "4 times in a row" in out[3], out
+    # Its look-alike: four other listings.
+    other = [bash(f"ls {d}", listing) for d in ("build", "dist", "out", "lib")]
+    assert not any(said(other))
