@@ -111,6 +111,8 @@ def placed(path: Path, cfg: dict | None = None) -> tuple[list[dict], int]:
     after = {use_id: (main, is_main) for use_id, main, is_main, _ in results}
     out = []
     for signal in result["signals"]:
+        if signal["sense"] == "turn-end":
+            continue  # a turn's end, not a call: scored by benchmarks/bench_claims.py
         if "after" in signal:
             main, is_main = after.get(signal["after"], (0, False))
             if is_main:

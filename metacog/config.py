@@ -34,6 +34,9 @@ DEFAULTS: dict[str, dict[str, object]] = {
         "retrospective": True,  # one line on the project's previous session in the digest
     },
     "digest": {"enabled": True, "max_rules": 25, "max_chars": 2000},
+    # The turn's end (metacog/turn_end.py): a final message that claims what the session's own
+    # latest check contradicts; `subagents` for a subagent's final report.
+    "turn-end": {"enabled": True, "subagents": True},
     # Learned patterns (metacog/learning/detectors.py), one section each, named by the rule id the
     # digest shows: on/off, the threshold of the precondition (min_*), then of the failure. The
     # detectors have no thresholds of their own: these are the only ones.

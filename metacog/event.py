@@ -67,12 +67,15 @@ class Event:
         "error",
         "failed",
         "interrupted",
+        "message",
         "name",
         "prompt",
         "response",
         "session",
         "size",
         "source",
+        "stop_active",
+        "sub_transcript",
         "tool",
         "tool_input",
         "tool_use_id",
@@ -104,6 +107,11 @@ class Event:
         self.agent_type = text(payload, "agent_type")
         self.prompt = words(payload, "prompt")
         self.source = text(payload, "source")
+        # Stop and SubagentStop (FACTS.md): the turn's final text, and whether a Stop hook
+        # already kept this turn going (then nothing more is said: a hook never traps a turn).
+        self.message = words(payload, "last_assistant_message")
+        self.stop_active = payload.get("stop_hook_active") is True
+        self.sub_transcript = text(payload, "agent_transcript_path")
         duration = payload.get("duration_ms")
         # Bounded: a hostile 10**400 would overflow float(), infinity would swallow any gap.
         self.duration_ms = (

@@ -371,8 +371,8 @@ def _same_act(mem: dict, action: Call) -> bool:
 def _retried_ok(mem: dict, action: Call) -> bool:
     """The call that failed now works: the same call, or any successful edit of the file whose
     edits were refused."""
-    if action.tool == mem.get("tool") and _same_act(mem, action):
-        return True
+    if action.tool == mem.get("tool") and _same_act(mem, action) and not action.background:
+        return True  # the same act working now (started in the background is not that yet)
     return (
         action.tool in EDIT_TOOLS
         and bool(mem.get("path"))

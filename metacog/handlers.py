@@ -7,7 +7,7 @@ from metacog.event import Event
 from metacog.perception import action as actions
 from metacog.perception import novelty
 from metacog.perception.call import Call
-from metacog.perception.tools import FILE_TOOLS, REFUSAL_TAG
+from metacog.perception.tools import EDIT_TOOLS, FILE_TOOLS, REFUSAL_TAG
 
 TASK_NOTIFICATION = "<task-notification>"  # a finished background agent, not the person
 PENDING_CAP = 3  # notes waiting for the main agent's next call
@@ -55,11 +55,22 @@ def _read_transcript(st: dict, event: Event, cfg: dict, state_dir: str, now: flo
     if news.held > held:  # what the window must have room for: it never shrinks (facts._fill)
         context["held"] = news.held
     context["responses"] = context.get("responses", 0) + news.responses
-    return [
-        _refused(name, tool_input, error, turn, event.cwd, now)
-        for name, tool_input, error, turn, use_id in news.refused
-        if _first_heard(st, use_id)  # not told by its batch already (on_batch)
-    ]
+    refused = []
+    for name, tool_input, error, turn, use_id in news.refused:
+        if not _first_heard(st, use_id):
+            continue  # told by its batch already (on_batch)
+        _refused_edit(st, cfg, name, tool_input, error, "")
+        refused.append(_refused(name, tool_input, error, turn, event.cwd, now))
+    return refused
+
+
+def _refused_edit(st: dict, cfg: dict, name: str, tool_input: dict, error: str, agent: str) -> None:
+    """An edit Claude Code refused is evidence for the turn's end until it is made
+    (metacog.turn_end)."""
+    if name in EDIT_TOOLS and cfg["turn-end"]["enabled"]:
+        from metacog import turn_end
+
+        turn_end.observe(turn_end.memory(st, agent), name, tool_input, error, True, None)
 
 
 def _first_heard(st: dict, use_id: str) -> bool:
@@ -119,6 +130,8 @@ def on_tool(event: Event, state_dir: str, now: float) -> dict | None:
             call = call.but(turn=transcript.turn_of(st.get("transcript") or {}, event.tool_use_id))
         felt, ctx = _feel(st, call, event, cfg, state_dir, root, totals, now)
         signals += felt
+        if cfg["turn-end"]["enabled"] and (event.tool == "Bash" or event.tool in EDIT_TOOLS):
+            _observe(st, event, state_dir)
         if ctx.tokens:  # how full the context got, for the context-pressure pattern
             summary.bump_max(totals, "max_context_fill", round(ctx.fill, 3))
         agent_text, person_text = nervous.compose(signals)
@@ -143,24 +156,31 @@ def on_batch(event: Event, state_dir: str, now: float) -> dict | None:
         # call's model turn, and what it says of the context; what it told is not told again.
         calls = _read_transcript(st, event, cfg, state_dir, now)
         cursor = st.get("transcript") or {}
-        calls += [
-            _refused(
-                name,
-                tool_input,
-                response,
-                transcript.turn_of(cursor, use_id),
-                event.cwd,
-                now,
-                event.agent,
-            )
-            for name, tool_input, use_id, response in told
-            if _first_heard(st, use_id)
-        ]
+        for name, tool_input, use_id, response in told:
+            if not _first_heard(st, use_id):
+                continue
+            _refused_edit(st, cfg, name, tool_input, response, event.agent)
+            turn = transcript.turn_of(cursor, use_id)
+            calls.append(_refused(name, tool_input, response, turn, event.cwd, now, event.agent))
         signals = []
         for call in calls:
             signals += _feel(st, call, event, cfg, state_dir, root, totals, now)[0]
         agent_text, person_text = nervous.compose(signals)
     return reply(event.name, agent_text, person_text)
+
+
+def _observe(st: dict, event: Event, state_dir: str) -> None:
+    """What the turn's end will be held against (metacog.turn_end), kept at each call: the
+    transcript may not hold the turn's last results yet at its Stop (measured, docs/turn-end.md)."""
+    from metacog import turn_end
+
+    memory = turn_end.memory(st, event.agent)
+    try:
+        turn_end.observe_event(memory, event)
+    except Exception as exc:  # noqa: BLE001 - the turn's end must not cost the call its senses
+        memory.clear()  # what it kept may be what broke it
+        fsutil.log_error(state_dir, f"turn-end: {exc!r}")
+        fsutil.strict("turn-end", exc)
 
 
 def _feel(
@@ -267,20 +287,52 @@ def _cap_stderr_log() -> None:
 
 
 def on_subagent_stop(event: Event, state_dir: str, now: float) -> dict | None:
-    """A subagent that went in circles is worth telling the main agent (with its next call)."""
+    """A subagent that went in circles is worth telling the main agent (with its next call);
+    a final report that claims what its own last check contradicts, the subagent itself
+    (additionalContext on SubagentStop keeps it going, measured on 2.1.328: docs/turn-end.md)."""
     sid, agent = event.session, event.agent
     if not sid or not agent:
         return None
     with state.Session(state_dir, sid, now) as st:
-        win = st["windows"].get(f"agent:{agent}")
-        if not isinstance(win, dict):
-            return None
         cfg, root = _settings(st, event)
-        ctx = nervous.Context(cfg, st, win, event, now, state_dir, root)
-        said = nervous.after_subagent(ctx)
-        if said:
-            _queue(st, said[0])  # one line: the first sense to speak says what matters most
-    return None
+        win = st["windows"].get(f"agent:{agent}")
+        if isinstance(win, dict):
+            ctx = nervous.Context(cfg, st, win, event, now, state_dir, root)
+            said = nervous.after_subagent(ctx)
+            if said:
+                _queue(st, said[0])  # one line: the first sense to speak says what matters most
+        section = cfg["turn-end"]
+        if not (section["enabled"] and section["subagents"]) or event.stop_active:
+            return None
+        return _turn_end(st, event, agent, event.sub_transcript)
+
+
+def on_stop(event: Event, state_dir: str, now: float) -> dict | None:
+    """The turn ends: its final message held against what the session last showed
+    (metacog.turn_end). Silent, and cheap, unless a claim of it contradicts a check."""
+    if not event.session or event.stop_active:
+        return None
+    with state.Session(state_dir, event.session, now) as st:
+        cfg, _ = _settings(st, event)
+        if not cfg["turn-end"]["enabled"]:
+            return None
+        _read_transcript(st, event, cfg, state_dir, now)  # edits refused since the last call
+        return _turn_end(st, event, "", event.transcript)
+
+
+def _turn_end(st: dict, event: Event, agent: str, path: str) -> dict | None:
+    from metacog import turn_end
+
+    # Claude Code writes the transcript late: at a Stop it may not hold the turn's last
+    # results yet (seen in the e2e run), so the evidence is what the hook kept of each call;
+    # the transcript gives only a final message the payload lacks.
+    message = event.message or turn_end.last_message(path, sidechain=bool(agent))
+    found = turn_end.holds(message, turn_end.memory(st, agent))
+    if found is None or turn_end.said_before(st, found):
+        return None
+    totals = summary.get(st)
+    totals["turn_end_claims"] = totals.get("turn_end_claims", 0) + 1
+    return reply(event.name, turn_end.observation(found, subagent=bool(agent)))
 
 
 def on_session_end(event: Event, state_dir: str, now: float) -> dict | None:
@@ -303,6 +355,7 @@ HANDLERS = {
     "PostToolBatch": on_batch,
     "UserPromptSubmit": on_prompt,
     "SessionStart": on_session_start,
+    "Stop": on_stop,
     "SubagentStop": on_subagent_stop,
     "SessionEnd": on_session_end,
 }

@@ -123,22 +123,52 @@ class _Timeline:
         self.batches: dict[str, dict] = {}
         self.waiting: dict[str, dict] = {}
         self.ahead: list[dict] = []
+        self.main_calls = 0  # main-thread calls with their results so far (LABELS.md's numbering)
+        self.last_text = ""  # the main agent's last text since the person's last prompt
+        self.turn_open = False  # the main agent answered since the person's last prompt
+        self.ends: list[int] = []  # the main-thread call each turn ended after
         # The line just fed, parsed, for the hook's reading (transcript.Held): None when it is
         # not a JSON object, or holds NaN or Infinity, which the hook's parser refuses.
         self.entry: dict | None = None
 
-    def feed(self, line: str) -> list[dict]:
-        """The payloads the hook gets once `line` is in the transcript."""
+    def turn_end(self, base: dict) -> list[dict]:
+        """The Stop the turn ends with, where one ends: the person speaks next, or the file ends
+        (a task notification is not the person, and continues the turn)."""
+        if not self.turn_open or not self.last_text:
+            self.turn_open = False
+            return []  # no final message: Claude Code fires no Stop for an interrupted turn
+        self.turn_open = False
+        self.ends.append(self.main_calls)
+        message, self.last_text = self.last_text, ""
+        return [
+            {
+                **base,
+                "hook_event_name": "Stop",
+                "stop_hook_active": False,
+                "last_assistant_message": message,
+            }
+        ]
+
+    def _parsed(self, line: str) -> dict | None:
+        """The line as a JSON object, None if it is none; kept as `entry` unless it holds NaN
+        or Infinity."""
         self.entry = None
         _CONSTANTS.clear()
         try:
             entry = _DECODER.decode(line)  # json.loads, noting the constants it reads
         except (ValueError, RecursionError):  # not JSON, or nested past any transcript's depth
-            return []
+            return None
         if not isinstance(entry, dict):
-            return []
+            return None
         if not _CONSTANTS:
             self.entry = entry
+        return entry
+
+    def feed(self, line: str) -> list[dict]:
+        """The payloads the hook gets once `line` is in the transcript (`finish` at its end)."""
+        entry = self._parsed(line)
+        if entry is None:
+            return []
         if isinstance(entry.get("type"), str) and entry["type"]:
             self.entries += 1
             self.messages += entry["type"] in ("user", "assistant")
@@ -172,13 +202,16 @@ class _Timeline:
                 )
                 batch["ids"].append(block["id"])
                 self.waiting[block["id"]] = batch
+            if not agent:
+                self._replied(message)
         elif entry.get("type") == "user":
             prompt = _prompt(entry)
             if prompt is not None and not agent:
                 self._close(thread)  # the person speaks after the batch's hook
-                self.prompts.append(clock)
-                return [{**base, "hook_event_name": "UserPromptSubmit", "prompt": prompt}]
+                return self._spoke(prompt, base, clock)
             for block in tool_results(message):
+                known = str(block.get("tool_use_id")) in calls
+                self.main_calls += known and not agent
                 call = calls.pop(str(block.get("tool_use_id")), None) or {}
                 result = content_text(block.get("content"), "\n")
                 self._answered(block.get("tool_use_id"), call, result, base)
@@ -258,11 +291,35 @@ class _Timeline:
             )
 
     def finish(self) -> list[dict]:
-        """The payloads due once the transcript ends: the batches not yet told."""
+        """The payloads due once the transcript ends: the batches not yet told, then the Stop
+        of the last turn, where one ends there."""
         for thread in list(self.batches):
             self._close(thread)
         ahead, self.ahead = self.ahead, []
-        return ahead
+        base = {"session_id": "replay", "transcript_path": "", "cwd": self.cwd, "_ts": self.clock}
+        return ahead + self.turn_end(base)
+
+    def _spoke(self, prompt: str, base: dict, clock: float) -> list[dict]:
+        """A prompt, after the Stop of the turn it ends: the person's ends one (a task
+        notification is not the person's, and the turn goes on)."""
+        self.prompts.append(clock)
+        person = not prompt.lstrip().startswith(
+            (handlers.TASK_NOTIFICATION, "[Request interrupted")
+        )
+        ends = self.turn_end(base) if person else []
+        return [*ends, {**base, "hook_event_name": "UserPromptSubmit", "prompt": prompt}]
+
+    def _replied(self, message: dict) -> None:
+        """The main agent answered: its turn is open, and its final message is its text after
+        its last call (a turn whose last act was a call, interrupted, ends with no message)."""
+        self.turn_open = True
+        content = message.get("content")
+        if isinstance(content, list):
+            if any(isinstance(b, dict) and b.get("type") == "tool_use" for b in content):
+                self.last_text = ""
+            content = [b for b in content if isinstance(b, dict) and b.get("type") == "text"]
+        said = content_text(content, "\n")
+        self.last_text = said if said.strip() else self.last_text
 
     def _usage(self, message: dict) -> None:
         mid = response_id(message)
@@ -401,16 +458,20 @@ class _Pass:
             return
         before, self.fired = self.fired, _fired(self.state_dir)
         senses = [s for s in self.fired if self.fired[s] > before.get(s, 0)] or ["note"]
+        stop = payload["hook_event_name"] == "Stop"
         signal = {
             "call": self.tool_calls,
-            "sense": "+".join(senses),
+            "sense": "turn-end" if stop else "+".join(senses),
             "text": (body.get("hookSpecificOutput") or {}).get("additionalContext", ""),
             "person": body.get("systemMessage", ""),
             "at": by_id.get(after, len(calls) - 1) if after else len(calls) - 1,
+            "main": self.timeline.main_calls,
             "t": now,
         }
         if after:
             signal["after"] = after  # said at a batch's end: after its last call
+        if stop:
+            signal["turn"] = len(self.timeline.ends) - 1  # placed at its turn's end
         self.signals.append(signal)
 
 
@@ -480,6 +541,7 @@ def _replay(
         "calls": calls,
         "said": said,
         "prompts": timeline.prompts,
+        "turn_ends": timeline.ends,
         "cwd": timeline.cwd,
         "messages": timeline.messages,
         "tokens": sum(c["tokens"] for c in calls) + timeline.tokens,

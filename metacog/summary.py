@@ -45,6 +45,7 @@ def new() -> dict:
         "wide_edits": 0,  # edits of files that many others import (where their reach was asked)
         "tracked_calls": 0,  # main-agent calls after the work touched what the request named (Drift)
         "fired": {},  # sense -> signals given
+        "turn_end_claims": 0,  # turn ends whose claim the session's own last check contradicted
         "lessons": [],  # nociceptive episodes that resolved: {sig, failed, then, same_target}
         "first_ts": 0.0,
         "last_ts": 0.0,

@@ -127,3 +127,37 @@ def test_the_same_act_in_other_plumbing_is_going_in_circles() -> None:
     # Its look-alike: four other listings.
     other = [bash(f"ls {d}", listing) for d in ("build", "dist", "out", "lib")]
     assert not any(said(other))
+
+
+def test_a_start_in_the_background_is_not_the_act_working() -> None:
+    # A server that failed to start, started again in the background: that it started says
+    # nothing of how it ends, so the failure is not overcome (livestream-copilot: `node
+    # --import=tsx src/index.ts` failing, then sent to the background, then failing again).
+    from metacog.perception import novelty
+
+    def call(command: str, ok: bool, **more: object) -> object:
+        tool_input = {"command": command, **more}
+        return actions.make(
+            "Bash",
+            command,
+            "" if ok else "Exit code 1\nError: Cannot find package 'multer'",
+            0,
+            0,
+            0,
+            **actions.acted("Bash", tool_input),
+        )
+
+    for background in (
+        call("node src/index.ts 2>&1", True, run_in_background=True),
+        call("node src/index.ts &", True),
+    ):
+        win: dict = {"calls": 1}
+        novelty.update(win, call("node src/index.ts", False), [1, 2], [2])
+        win["calls"] = 2
+        read = novelty.update(win, background, [3], [])
+        assert background.background and [o[0] for o in read.obstacles] == [1]
+    # Its look-alike: the same act run to its end and passing overcomes the failure.
+    win = {"calls": 1}
+    novelty.update(win, call("node src/index.ts", False), [1, 2], [2])
+    win["calls"] = 2
+    assert novelty.update(win, call("node src/index.ts 2>&1", True), [3], []).obstacles == []

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parents[1]
-EVENTS = sorted({p["hook_event_name"] for p in CAPTURED} | {"SessionEnd", "SubagentStop"})
+EVENTS = sorted({p["hook_event_name"] for p in CAPTURED} | {"SessionEnd", "SubagentStop", "Stop"})
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=50),
     lambda kids: (
@@ -54,6 +54,9 @@ def check_reply(out: dict | None) -> None:
                 "source",
                 "is_interrupt",
                 "duration_ms",
+                "last_assistant_message",
+                "stop_hook_active",
+                "agent_transcript_path",
             ]
         ),
         json_values,

@@ -273,3 +273,15 @@ def test_a_signed_line_without_plumbing_or_beside_other_work_is_no_failure() -> 
     # A line signed by a program the command did not run is the data it printed.
     grep = {"command": "grep -h model: agents/*.md | sort | uniq"}
     assert hidden_failure("Bash", grep, {"stdout": "model: haiku\n", "stderr": ""}) == ""
+
+
+def test_a_run_whose_runner_counted_no_failure_passed_whatever_its_tests_logged() -> None:
+    # bun test's own count under the logs of a test of error handling (context-evaluator).
+    output = (
+        "bun test v1.3.5\n[EvaluationRoutes] POST /api/evaluate\nerror: Item 3 failed\n"
+        " 1226 pass\n 0 fail\n 2654 expect() calls\nRan 1226 tests across 56 files. [727.00ms]\n"
+    )
+    assert hidden_failure("Bash", {"command": "bun run test"}, {"stdout": output}) == ""
+    # Its look-alike: the same log with failures counted is a failure.
+    failing = output.replace(" 0 fail", " 2 fail")
+    assert hidden_failure("Bash", {"command": "bun run test"}, {"stdout": failing})

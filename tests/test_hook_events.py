@@ -301,3 +301,31 @@ def test_a_refused_batch_in_a_real_process(isolated_home: Path) -> None:
     reply = json.loads(outs[2].stdout)["hookSpecificOutput"]
     assert reply["hookEventName"] == "PostToolBatch"
     assert reply["additionalContext"].startswith("metacog: the same error 3 times in a row")
+
+
+def test_stop_through_a_real_process_speaks_once_and_a_normal_end_is_silent(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    from test_turn_end import FAILING, PASSING, Transcript, stop_payload
+
+    env = {**os.environ}
+    failing = (
+        Transcript(tmp_path / "failing.jsonl")
+        .prompt("fix it")
+        .bash("pytest -q", FAILING, failed=True)
+    )
+    passing = Transcript(tmp_path / "passing.jsonl").prompt("fix it").bash("pytest -q", PASSING)
+
+    def stop(path: Path, sid: str) -> subprocess.CompletedProcess:
+        payload = stop_payload(
+            last_assistant_message="All tests pass ✅", transcript_path=str(path), session_id=sid
+        )
+        return run_hook(json.dumps(payload).encode(), env)
+
+    said = stop(failing.path, failing.session)
+    assert said.returncode == 0 and said.stderr == b""
+    out = json.loads(said.stdout)["hookSpecificOutput"]
+    assert out["hookEventName"] == "Stop" and "`pytest -q`" in out["additionalContext"]
+    again = stop(failing.path, failing.session)  # the same evidence: said already
+    quiet = stop(passing.path, passing.session)
+    assert (again.returncode, again.stdout, quiet.returncode, quiet.stdout) == (0, b"", 0, b"")

@@ -59,6 +59,7 @@ def test_hooks_registered_with_wrapper_quotes_and_timeouts() -> None:
         "UserPromptSubmit",
         "SessionStart",
         "SessionEnd",
+        "Stop",
         "SubagentStop",
     ):
         assert event in hooks, event

@@ -205,40 +205,56 @@ def _bare(step: list[str]) -> list[str]:
 class Act:
     """What a shell command does, read once (`read`)."""
 
-    __slots__ = ("hides_exit", "key", "obj", "program", "programs", "tests", "waits", "writes")
+    @property
+    def tests(self) -> bool:
+        """It runs the project's tests."""
+        return bool(self.runner)
+
+    __slots__ = (
+        "background",
+        "hides_exit",
+        "key",
+        "obj",
+        "program",
+        "programs",
+        "runner",
+        "waits",
+        "writes",
+    )
 
     def __init__(self) -> None:
         self.program = ""  # the program the act runs (without its folder), '' for none
         self.obj = ""  # what it acts on: the last word of its step past the program and flags
         self.key = ""  # its identity: the act's words without plumbing, at most KEY_CAP
         self.writes = False  # it changes files or the repository
-        self.tests = False  # it runs the project's tests (a test runner or a `test` verb)
+        self.runner = ""  # the test runner it runs (`pytest`, `go test`, `npm run test`),
         self.waits = False  # it waits first (`sleep 30 && gh run view`)
         self.programs: frozenset[str] = frozenset()  # every program its steps run
         # Its exit status is another step's (`| tail`, `|| true`, `; echo done`): what the
         # act's own program said is in its output, not in the exit code.
         self.hides_exit = False
+        self.background = False  # it ends with `&`: started, not finished
 
 
-def _is_test(core: list[str]) -> bool:
-    """Whether a step's words run the project's tests, past the wrappers that run the next
-    word (`uv run pytest`, `python -m pytest`, `npx jest`, `npm run test`)."""
+def _runner(core: list[str]) -> str:
+    """The test runner a step's words run (`pytest`, `go test`, `npm run test`, `make check`),
+    past the wrappers that run the next word (`uv run pytest`, `python -m pytest`, `npx
+    jest`), '' for none: every run of it is a run of the same check."""
     rest = list(core)
     while rest and rest[0].rsplit("/", 1)[-1] in WRAPPERS and rest[0] not in _TEST_HOSTS:
         rest = rest[1:]
     if not rest:
-        return False
+        return ""
     head = rest[0].rsplit("/", 1)[-1] if not rest[0].startswith("./gradlew") else "./gradlew"
-    if head in TEST_RUNNERS or head == "unittest":
-        return True
+    if head in TEST_RUNNERS:
+        return head
     if head in _TEST_HOSTS:
         verbs = [w for w in rest[1:3] if not w.startswith("-")]
-        return bool(verbs) and (
-            verbs[0] in _TEST_VERBS
-            or (head == "make" and verbs[0] == "check")
-            or (verbs[0] == "run" and len(verbs) > 1 and verbs[1] in _TEST_VERBS)
-        )
-    return False
+        if verbs and (verbs[0] in _TEST_VERBS or (head == "make" and verbs[0] == "check")):
+            return f"{head} {verbs[0]}"
+        if verbs[:1] == ["run"] and len(verbs) > 1 and verbs[1] in _TEST_VERBS:
+            return f"{head} run {verbs[1]}"
+    return ""
 
 
 def read(command: str) -> Act:
@@ -251,6 +267,8 @@ def read(command: str) -> Act:
     kept: list[tuple[str, list[str]]] = []
     fed: set[int] = set()  # the steps that feed the next one its words (`echo N | npx …`)
     parsed = steps(command)
+    tokens = words(command)
+    act.background = bool(tokens) and tokens[-1] == "&"
     programs = set()
     for at, (before, step) in enumerate(parsed):
         piped = at + 1 < len(parsed) and parsed[at + 1][0] == "|"  # it feeds the next
@@ -261,7 +279,7 @@ def read(command: str) -> Act:
         programs.add(name[:80])
         if before in ("|", "||", ";") and programs - {name}:
             act.hides_exit = True
-        act.tests = act.tests or _is_test(core)
+        act.runner = act.runner or _runner(core)
         if before in ("", "&&", ";") and name in ("cd", "pushd") and not kept:
             continue  # where it runs, not what
         if name == "sleep" and not kept:

@@ -164,7 +164,10 @@ def acted(tool: str, tool_input: dict) -> dict:
     from metacog.perception.act import read
 
     act = read(command)
-    does = "w" * act.writes + "t" * act.tests + "s" * act.waits
+    # Sent to the background (Bash's run_in_background, or a trailing `&`): it started; how it
+    # ends is for a later look at its output.
+    background = act.background or tool_input.get("run_in_background") is True
+    does = "w" * act.writes + "t" * act.tests + "s" * act.waits + "b" * background
     return {"act": act.key, "does": does}
 
 

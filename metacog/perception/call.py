@@ -41,7 +41,7 @@ _FIELDS = (
     "prints",  # the fingerprints of its result's lines (metacog.perception.novelty.read)
     "named",  # which of those lines name something
     "act",  # a shell command's identity without its plumbing (metacog.perception.act), ''
-    "does",  # what a shell command does, read from its whole text: w writes, t tests, s sleeps
+    "does",  # what a shell command does, from its whole text: w writes, t tests, s sleeps, b background
 )
 
 
@@ -138,6 +138,11 @@ class Call(tuple):
     def tests(self) -> bool:
         """A shell command that runs the project's tests."""
         return "t" in self.does
+
+    @property
+    def background(self) -> bool:
+        """A shell command sent to the background: it started, and passing says only that."""
+        return "b" in self.does
 
     @property
     def sleeps(self) -> bool:

@@ -37,6 +37,11 @@ _COUNTED = re.compile(
     r"|\s?FAIL\s+\S+.* [>›] |\s?× \S+.* [>›] "
 )
 _RAISED = re.compile(r"[A-Z]\w*(?:Error|Exception): \S")
+# A runner's own count of no failure (bun's ` 0 fail`, vitest's `Tests  12 passed`, with no
+# failed count, is not this: only a count of zero failures).
+_NONE_FAILED = re.compile(
+    r"\s*0 (?:fail|failed|failing|failures)\s*$|.*\b[1-9]\d* passed, 0 failed\b"
+)
 HIDDEN_LINES = 12
 
 
@@ -118,11 +123,18 @@ def hidden_failure(tool: str, tool_input: dict, response: object) -> str:
     said = complaint(command, output)
     if said or first_word(command) in READERS or not _RUNNERS.search(command[:500]):
         return said
-    said, counted = [], False
+    return _runner_failure(output)
+
+
+def _runner_failure(output: str) -> str:
+    """The lines of a test, build or lint run's output that say it failed ('' for none)."""
+    said, counted, none = [], False, False
     for line in output.splitlines():
         line = line[:LINE_CAP]
         if _COUNTED.match(line):
             counted = True
+        elif _NONE_FAILED.match(line):
+            none = True  # the runner's own count: nothing failed
         elif line[:1] in (" ", "\t"):
             continue  # a test's own name or log, indented under the runner's lines
         elif not (
@@ -135,7 +147,9 @@ def hidden_failure(tool: str, tool_input: dict, response: object) -> str:
         if len(said) >= HIDDEN_LINES:
             break
     # An exception alone may be what a passing run logs on purpose; with a runner's count
-    # of failures, or beside its own failure lines, it is what failed.
-    if not counted and all(_RAISED.match(line) for line in said):
+    # of failures, or beside its own failure lines, it is what failed. A run whose runner
+    # counted no failure passed, whatever its tests logged (`error: Item 3 failed` from a test
+    # of error handling, above bun's `1226 pass / 0 fail`).
+    if not counted and (none or all(_RAISED.match(line) for line in said)):
         return ""
     return "\n".join(said)

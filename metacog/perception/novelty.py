@@ -555,7 +555,7 @@ def update(win: dict, action: Call, prints: list, named: list, main: bool = True
         out.obstacle, out.gain, out.fresh = True, 0.0, 0
     # What the window met lately, less what has since been overcome: the same call working
     # now (a test red then green, a server that finished booting) changed what mattered.
-    passed = action.ok and not action.empty and not echo
+    passed = action.ok and not action.empty and not echo and not action.background
     obstacles[:] = [
         o if len(o) == 7 else [*o, 1]  # an older version's, without its new lines: some
         for o in obstacles

@@ -126,6 +126,8 @@ def summarize(result: dict, timelines: bool = False, keep_calls: bool = False) -
         "said": [_slim(s, left.get(id(s))) for s in said],
         "would_say": [_slim(s, left.get(id(s))) for s in signals],
         "episodes": found,
+        "turn_ends": len(result.get("turn_ends") or []),
+        "claims": [_claim(s) for s in signals if s.get("sense") == TURN_END],
         "problems": dict(sorted(problems.items(), key=lambda kv: -kv[1]["times"])[:PROBLEMS_KEPT]),
     }
     if timelines:
@@ -136,6 +138,22 @@ def summarize(result: dict, timelines: bool = False, keep_calls: bool = False) -
         summary["_ts"] = [c.get("ts", 0.0) for c in calls]
         summary["_agent"] = [c.get("agent", "") for c in calls]
     return summary
+
+
+TURN_END = "turn-end"  # the replay's name for a turn end's observation (metacog/turn_end.py)
+
+
+def _claim(signal: dict) -> dict:
+    """A turn end whose final message claimed what the session's own last check contradicted:
+    the check it names (the observation quotes it first), when, and what was said."""
+    text = str(signal.get("text", ""))
+    parts = text.split("`")
+    return {
+        "at": signal.get("at", -1),
+        "t": signal.get("t", 0.0),
+        "check": parts[1][:TEXT_CAP] if len(parts) > 2 else "",
+        "text": text[:TEXT_CAP],
+    }
 
 
 def _problem_row(ts: float) -> dict:
@@ -258,6 +276,8 @@ def _zero() -> dict:
         "loop_tokens": 0,
         "active_seconds": 0.0,
         "loop_active_seconds": 0.0,
+        "turn_ends": 0,
+        "claims": 0,  # turn ends that claimed what the session's own last check contradicted
     }
 
 
@@ -269,6 +289,8 @@ def _count(row: dict, session: dict) -> None:
     row["active_seconds"] = round(row["active_seconds"] + session["active_seconds"], 3)
     row["said"] += len(session["said"])
     row["would_say"] += 0 if session["live"] else len(session["would_say"])
+    row["turn_ends"] += session.get("turn_ends", 0)
+    row["claims"] += len(session.get("claims") or ())
     for ep in session["episodes"]:
         row["episodes"] += 1
         row["unresolved"] += not ep["resolved"]

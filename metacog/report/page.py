@@ -271,6 +271,26 @@ def _would_help_line(report: dict) -> str:
     )
 
 
+def _claims(report: dict) -> list[str]:
+    """Turn ends whose final message claimed what the session's own last check contradicted,
+    per project, with the checks that contradicted them."""
+    checks: dict[str, list[str]] = {}
+    for session in report["sessions"]:
+        for claim in session.get("claims") or ():
+            checks.setdefault(session["project"], []).append(claim["check"])
+    rows = [
+        [project_name(name), row["turn_ends"], row["claims"], "; ".join(checks.get(name, ())[-3:])]
+        for name, row in report["projects"].items()
+        if row.get("claims")
+    ]
+    total = report["totals"]
+    return [
+        "<h2>Turn ends that claimed what the session's own last check contradicted</h2>",
+        f"<p>{total.get('claims', 0):,} of {total.get('turn_ends', 0):,} turn ends.</p>",
+        *([_table(["", "turn ends", "contradicted", "checks (latest)"], rows)] if rows else []),
+    ]
+
+
 def _top_recurring(report: dict, index: dict[str, int]) -> list[str]:
     recurring = report.get("recurring") or {}
     rows = (recurring.get("overall") or [])[:TOP_RECURRING]
@@ -333,6 +353,7 @@ def render(report: dict) -> str:
     parts += _projects(report)
     parts += _helped(report)
     parts += _recurring(report.get("recurring") or {})
+    parts += _claims(report)
     parts += _per_sense(report)
     if report["skipped"]:
         items = "".join(

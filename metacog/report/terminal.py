@@ -103,6 +103,7 @@ def render(report: dict) -> str:
         lines.append(
             f"  … and {len(projects) - PROJECTS_SHOWN} more projects (--json lists them all)"
         )
+    lines += claim_lines(report)
     helped = report["helped"]
     lines += [
         "",
@@ -147,6 +148,33 @@ def render(report: dict) -> str:
     else:
         lines.append("  no signal in these sessions")
     return "\n".join(lines)
+
+
+CLAIMS_SHOWN = 3  # checks listed per project
+
+
+def claim_lines(report: dict) -> list[str]:
+    """Turn ends whose final message claimed what the session's own last check contradicted,
+    per project, with the checks that contradicted them (the latest first)."""
+    total = report["totals"]
+    lines = [
+        "",
+        f"Turn ends that claimed what the session's own last check contradicted: "
+        f"{total.get('claims', 0):,} of {total.get('turn_ends', 0):,}",
+    ]
+    checks: dict[str, list[dict]] = {}
+    for session in report["sessions"]:
+        checks.setdefault(session["project"], []).extend(session.get("claims") or ())
+    shown = [(name, row) for name, row in report["projects"].items() if row.get("claims")]
+    for name, row in shown[:PROJECTS_SHOWN]:
+        lines.append(f"  {project_name(name)}: {row['claims']:,} of {row['turn_ends']:,} turn ends")
+        latest = sorted(checks.get(name, ()), key=lambda c: -c["t"])[:CLAIMS_SHOWN]
+        for claim in latest:
+            what = claim["check"] if len(claim["check"]) <= 60 else claim["check"][:59] + "…"
+            lines.append(f"    {utc(claim['t'])[:10]}  `{what}`")
+    if len(shown) > PROJECTS_SHOWN:
+        lines.append(f"  … and {len(shown) - PROJECTS_SHOWN} more projects (--json lists them all)")
+    return lines
 
 
 RECURRING_SHOWN = 8

@@ -1,0 +1,268 @@
+"""What a shell command checks, and what its result says of it: the evidence side of a turn end.
+
+A check is a command that verifies something: a test run, a build, a lint or type check (what
+metacog.perception.shell and .hidden already know as runners and verbs of verification), or
+a look at a service (a status, `ps`, `curl`, a port). Its latest run, with nothing changed
+since, is what the session itself last showed of that thing (metacog.turn_end holds the
+turn's final message against it). The vocabulary here is programs and what their output says,
+never the agent's words.
+"""
+
+from __future__ import annotations
+
+import re
+
+from metacog.perception.act import read
+from metacog.perception.shell import (
+    QUESTIONS,
+    actor,
+    first_step,
+    script,
+    test_command,
+)
+
+# Kinds of check, each with the words a message uses for what it checked (matched whole,
+# case-insensitively; the CJK ones as they stand): a claim about that kind names one.
+TEST, BUILD, LINT, SERVICE = "test", "build", "lint", "service"
+# A look for a process (`ps aux | grep x`, `pgrep x`): about the process it names, and only
+# that (looking for a finished job's id is no claim that anything runs).
+PROCESS = "process"
+LOOKS = (SERVICE, PROCESS)
+KIND_WORDS = {
+    TEST: ("test", "tests", "testing", "spec", "specs", "测试", "テスト"),
+    BUILD: (
+        "build",
+        "builds",
+        "built",
+        "compile",
+        "compiles",
+        "compiled",
+        "构建",
+        "编译",
+        "ビルド",
+    ),
+    LINT: ("lint", "linter", "type check", "typecheck", "types", "mypy", "eslint", "ruff"),
+    SERVICE: (
+        "running",
+        "online",
+        "started",
+        "serving",
+        "listening",
+        "healthy",
+        "operational",
+        "service",
+        "services",
+        "server",
+        "运行",
+        "启动",
+        "起動",
+        "稼働",
+    ),
+}
+
+# Builds and compilers, by the program and its subcommand (a test runner is shell's).
+_BUILDS = re.compile(
+    r"^(?:make|cmake|ninja|tsc|webpack|vite build|next build|cargo (?:build|check)|go (?:build|vet)|"
+    r"(?:npm|pnpm|yarn|bun) (?:run )?build|docker (?:compose )?build|docker-compose build|"
+    r"mvn (?:package|compile|install|verify)|gradle build|\./gradlew build|dotnet build|gcc|g\+\+|"
+    r"clang|javac|python3? -m (?:build|py_compile|compileall)|pip install -e)\b"
+)
+_LINTS = re.compile(
+    r"^(?:ruff|flake8|pylint|mypy|pyright|black --check|isort --check|eslint|prettier --check|"
+    r"golangci-lint|cargo clippy|shellcheck|hadolint|stylelint|rubocop|(?:npm|pnpm|yarn|bun) "
+    r"(?:run )?(?:lint|typecheck|type-check|check))\b"
+)
+# Looks at a running service: its status, its processes, its port, its answer.
+_SERVICES = re.compile(
+    r"^(?:systemctl (?:status|is-active)|service \S+ status|ps|pgrep|pidof|curl|http|nc -z|"
+    r"ss|netstat|lsof -i|docker (?:compose )?ps|docker-compose ps|docker logs|kubectl get|"
+    r"pm2 (?:status|list|ls)|supervisorctl status)\b"
+)
+# A curl that fetches a file is a download, not a look at a service.
+_DOWNLOAD = re.compile(r"\bcurl\b.*\s(?:-[a-zA-Z]*[oO]\b|--output\b|--remote-name\b)")
+# What a look at a service answers when nothing is there (the command itself may exit 0:
+# `ps aux | grep x`, `curl … || echo down`, `systemctl status` piped into `head`).
+_DOWN = re.compile(
+    r"connection refused|failed to connect|could(?:n't| not) connect|ECONNREFUSED|"
+    r"Active: (?:inactive|failed)|inactive \(dead\)|not running|is not active|no such process|"
+    r"Exited \(\d+\)|502 Bad Gateway|503 Service Unavailable|Empty reply from server|"
+    r"Connection reset by peer",
+    re.IGNORECASE,
+)
+# Words of a command that say nothing of what it checked.
+_COMMON = frozenset(
+    (
+        "sudo",
+        "grep",
+        "python",
+        "python3",
+        "node",
+        "bash",
+        "echo",
+        "head",
+        "tail",
+        "true",
+        "null",
+        "false",
+        "localhost",
+        "http",
+        "https",
+        "json",
+        "aux",
+        "run",
+        "npm",
+        "npx",
+        "exec",
+        "status",
+        "test",
+        "tests",
+        "sleep",
+        "curl",
+        "wget",
+        "systemctl",
+        "docker",
+        "compose",
+        "timeout",
+        "dev",
+    )
+)
+_TOKEN = re.compile(r"[A-Za-z][\w.-]*[A-Za-z0-9]|\d{4,5}")
+WORDS_CAP = 8
+
+
+_SEGMENTS = re.compile(r"&&|\|\||;|\n")
+
+
+def kind(command: str) -> tuple[str, str]:
+    """The kind of check a shell command is, and the part of it that checks (`sleep 3 && curl
+    …`: the curl); ('', '') for a command that checks nothing."""
+    if test_command(command):
+        return TEST, command
+    for segment in _SEGMENTS.split(command[:2000]):
+        words = first_step(segment)
+        head = " ".join(words[:3])
+        if not head:
+            continue
+        if _LINTS.match(head):
+            return LINT, segment
+        if _BUILDS.match(head):
+            return BUILD, segment
+        if words[0] in ("ps", "pgrep", "pidof"):
+            return PROCESS, segment
+        if (
+            _SERVICES.match(head) or _SERVICES.match(actor(segment) or "-")
+        ) and not _DOWNLOAD.search(segment):
+            return SERVICE, segment
+        named = script_kind(segment)
+        if named:
+            return named, segment
+    return "", ""
+
+
+def runner(command: str) -> str:
+    """The test runner a command runs (`cargo test`, `pytest`, `bun run test`), past its
+    wrappers, variables, flags and folders (metacog.perception.act): every run of it is a run
+    of the same check."""
+    return read(command).runner
+
+
+def first_words(command: str) -> list[str]:
+    """What names a check among others of its kind: its program, subcommand and object, without
+    the files it was narrowed to (`pytest tests/a.py` is a run of `pytest`)."""
+    words = first_step(command)
+    return [w for i, w in enumerate(words[:3]) if i == 0 or "/" not in w or "://" in w]
+
+
+def asks(command: str) -> bool:
+    """Whether a command only reads or looks for something (`cat`, `grep`, `git log`): running
+    it changes nothing a check showed."""
+    program = actor(command)
+    return not program or program in QUESTIONS  # '': it waits first (`sleep 5 && …`)
+
+
+# What a project's own script prints when something it ran or looked at failed, whatever its
+# exit status (`✗ Git hook did not update the index`, `Python Agent Bridge  STOPPED`, `Final
+# test status: FAILED`): a line marked failed by the script, or a program's own crash.
+_SAYS_FAILED = re.compile(
+    r"^\s*(?:[\u2717\u2718\u274c]|\[(?:FAIL|FAILED|ERROR)\])|\bFAILED\b|\bSTOPPED\b|"
+    r"(?i:\bstatus:?\s+(?:error|failed|stopped|down|inactive)\b|\bbuild failed\b)|command not found|"
+    r"\b(?:ModuleNotFoundError|ImportError|SyntaxError|NameError)\b|Traceback \(most recent call last\)"
+)
+# A command that starts something (in the background, a service, containers): what a look at
+# a service showed before it may not hold after.
+_STARTS = re.compile(
+    r"&\s*$|&\s*(?:echo|sleep)\b|\bnohup\b|\b(?:systemctl|service)\s+\S*\s*(?:start|restart)\b|"
+    r"\bdocker(?:-compose| compose) (?:up|start|restart)\b|\b(?:npm|pnpm|yarn|bun) (?:run )?(?:dev|start|serve)\b|"
+    r"\b(?:pm2|supervisorctl) (?:start|restart)\b"
+)
+
+
+def starts(command: str) -> bool:
+    """Whether a command starts something (a server, a service, a background job)."""
+    return not asks(command) and bool(_STARTS.search(command[:2000]))
+
+
+# A script named for what it checks (`./STATUS.sh`, `health_check.py`, `verify-install.sh`).
+_STATUS_SCRIPT = re.compile(r"status|health", re.IGNORECASE)
+_TEST_SCRIPT = re.compile(r"test|verify|validate|check", re.IGNORECASE)
+
+
+def says_failed(output: str) -> str:
+    """The first line of a command's output that says something failed, '' for none."""
+    for line in output.splitlines()[-400:]:
+        if _SAYS_FAILED.search(line[:400]):
+            return line.strip()[:160]
+    return ""
+
+
+def script_words(name: str) -> tuple[str, ...]:
+    """How a message names a script: its file name, its stem, and the stem's parts as a phrase
+    (`VOICE_INPUT_SYSTEM.py`: "voice input system"), lower-cased."""
+    name = name.lower()
+    stem = name.split(".", 1)[0]
+    phrase = " ".join(p for p in re.split(r"[_-]+", stem) if p)
+    return tuple(dict.fromkeys(w for w in (name, stem, phrase) if len(w) >= 4))
+
+
+def script_kind(command: str) -> str:
+    """The kind of check a project's script is by its name ('' for another script)."""
+    name = script(command).rsplit("/", 1)[-1]
+    if not name:
+        return ""
+    if _STATUS_SCRIPT.search(name):
+        return SERVICE
+    return TEST if _TEST_SCRIPT.search(name) else ""
+
+
+def down(command: str, output: str) -> str:
+    """The line of a service look's output that says nothing is there, '' for none: the
+    answer names a refusal, or a `ps … | grep x` found only its own grep."""
+    for line in output.splitlines()[-200:]:
+        if _DOWN.search(line):
+            return line.strip()[:160]
+    if actor(command) == "ps" and "grep" in command:
+        lines = [line for line in output.splitlines() if line.strip()]
+        if not lines or all("grep" in line for line in lines):
+            return "no matching process"
+    return ""
+
+
+def words(command: str) -> tuple[str, ...]:
+    """The words that name what a command checked (a script, a service, a port, a test file),
+    lower-cased: a message that names one speaks of that check."""
+    out: list[str] = []
+    for token in _TOKEN.findall(command[:400]):
+        word = token.rsplit("/", 1)[-1].lower()
+        stem = word.split(".", 1)[0] if not word[0].isdigit() else word
+        phrase = " ".join(
+            p for p in re.split(r"[_-]+", stem) if p
+        )  # unified_agent: "unified agent"
+        for candidate in (stem, word, phrase):
+            if (
+                len(candidate) >= 4
+                and candidate not in _COMMON
+                and candidate not in out
+                and not candidate.startswith("-")
+            ):
+                out.append(candidate)
+    return tuple(out[:WORDS_CAP])
