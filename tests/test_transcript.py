@@ -132,3 +132,24 @@ def test_the_transcript_replay_holds_keeps_what_a_read_may_take(
         1000 <= len(held.data) <= 2000 and held.since(held.size - 1000) == b"".join(lines)[-1000:]
     )
     assert min(held.entries) >= held.size - 1000 and max(held.entries) == held.size - len(lines[-1])
+
+
+@pytest.mark.parametrize("cap", [10, 700, 10_000_000])
+def test_a_turn_end_reads_the_transcript_replay_holds_as_the_file(tmp_path: Path, cap: int) -> None:
+    """The turn's end (metacog.turn_end.read_end) reads replay's transcript in memory as it
+    reads the same bytes in a file, cut where the file's read is cut."""
+    from metacog import transcript, turn_end
+
+    lines = [_assistant(n) for n in range(100, 110)]
+    scratch = tmp_path / "t.jsonl"
+    scratch.write_bytes(b"".join(lines))
+    held = transcript.Held()
+    for raw in lines:
+        held.append(raw, None)
+    from_file = turn_end.read_end(str(scratch), cap)
+    transcript.HELD = {"/nowhere/t.jsonl": held}
+    try:
+        assert turn_end.read_end("/nowhere/t.jsonl", cap) == from_file
+    finally:
+        transcript.HELD = None
+    assert turn_end.read_end("/nowhere/t.jsonl", cap) == []  # not held: no such file
