@@ -131,6 +131,11 @@ def project_root(cwd: str) -> str:
 
 _PARSED: dict[str, tuple[tuple[int, ...], dict]] = {}  # path -> (stamp, table), in this process
 _PARSED_CAP = 64  # files remembered; a resident serves few projects at a time
+# Replay only (with HELD): tables by the text they were parsed from. Each replay writes the
+# same settings into a new home of its own, which `_PARSED` (by path) never finds again:
+# parsing them was a thirtieth of a replay of a generated history (profiled). Shared as
+# `_PARSED` shares a table between calls: its readers never change it.
+_READ: dict[bytes, dict] = {}
 
 
 def _stamp(path: str) -> tuple[int, ...] | None:
@@ -155,8 +160,10 @@ def parse_toml(path: str) -> dict:
         raise ValueError(f"{path}: larger than {CONFIG_CAP // 1024} KiB, not read")
     if not raw and not os.path.isfile(path):
         raise ValueError(f"{path}: not a regular file")
+    if HELD is not None and raw in _READ:
+        return _READ[raw]
     try:
-        return tomllib.loads(raw.decode("utf-8"))
+        table = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise ValueError(f"{path}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
@@ -165,6 +172,11 @@ def parse_toml(path: str) -> dict:
         raise ValueError(f"{path}: nested too deeply to read") from None
     except Exception as exc:  # noqa: BLE001 - whatever else the parser raises, the file is unreadable
         raise ValueError(f"{path}: unreadable ({type(exc).__name__})") from None
+    if HELD is not None:
+        if len(_READ) >= _PARSED_CAP:
+            _READ.clear()
+        _READ[raw] = table
+    return table
 
 
 def merge(base: dict, layer: dict, defaults: dict, limits: dict) -> dict:

@@ -30,11 +30,12 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import BinaryIO
 
-from metacog import config, handlers, hook, state
+from metacog import config, handlers, hook, state, transcript
 from metacog.event import Event
 from metacog.fsutil import Unreadable
 from metacog.handlers import HANDLERS
 from metacog.perception import action as actions
+from metacog.perception import call as read_calls
 from metacog.perception.call import Call
 from metacog.senses import SENSES
 from metacog.transcript import (
@@ -87,6 +88,21 @@ def events(lines: Iterable[str]) -> list[tuple[int, dict]]:
     return out + [(index, payload) for payload in timeline.finish()]
 
 
+_CONSTANTS: list[str] = []  # the NaN and Infinity the line just parsed held
+
+
+def _constant(name: str) -> float:
+    """NaN, Infinity or -Infinity, as json.loads reads them, noted (a scan of every line for
+    them was a fortieth of a replay, profiled)."""
+    _CONSTANTS.append(name)
+    return float(name)
+
+
+# json.loads of a str is this decoder's decode (its one more check, a BOM at the start, fails
+# here as well: a BOM is no JSON value).
+_DECODER = json.JSONDecoder(parse_constant=_constant)
+
+
 class _Timeline:
     """The hook payloads of a transcript, line by line: a tool result needs its earlier call."""
 
@@ -111,6 +127,9 @@ class _Timeline:
         self.last_text = ""  # the main agent's last text since the person's last prompt
         self.turn_open = False  # the main agent answered since the person's last prompt
         self.ends: list[int] = []  # the main-thread call each turn ended after
+        # The line just fed, parsed, for the hook's reading (transcript.Held): None when it is
+        # not a JSON object, or holds NaN or Infinity, which the hook's parser refuses.
+        self.entry: dict | None = None
 
     def turn_end(self, base: dict) -> list[dict]:
         """The Stop the turn ends with, where one ends: the person speaks next, or the file ends
@@ -130,13 +149,25 @@ class _Timeline:
             }
         ]
 
+    def _parsed(self, line: str) -> dict | None:
+        """The line as a JSON object, None if it is none; kept as `entry` unless it holds NaN
+        or Infinity."""
+        self.entry = None
+        _CONSTANTS.clear()
+        try:
+            entry = _DECODER.decode(line)  # json.loads, noting the constants it reads
+        except (ValueError, RecursionError):  # not JSON, or nested past any transcript's depth
+            return None
+        if not isinstance(entry, dict):
+            return None
+        if not _CONSTANTS:
+            self.entry = entry
+        return entry
+
     def feed(self, line: str) -> list[dict]:
         """The payloads the hook gets once `line` is in the transcript (`finish` at its end)."""
-        try:
-            entry = json.loads(line)
-        except (ValueError, RecursionError):  # not JSON, or nested past any transcript's depth
-            return []
-        if not isinstance(entry, dict):
+        entry = self._parsed(line)
+        if entry is None:
             return []
         if isinstance(entry.get("type"), str) and entry["type"]:
             self.entries += 1
@@ -355,6 +386,15 @@ def _what(mode: int) -> str:
     return "not a regular file"
 
 
+def _text(raw: bytes) -> tuple[str, bool]:
+    """A line's text, and whether its bytes are UTF-8 (else read with replacement characters,
+    and the hook, parsing the bytes, skips the line: transcript.held_line)."""
+    try:
+        return raw.decode("utf-8"), True
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", "replace"), False
+
+
 def _lines(fh: BinaryIO, size: int) -> Iterator[tuple[bytes, int]]:
     """Each line of the first `size` bytes, ending in a newline, and the bytes read so far.
 
@@ -402,12 +442,13 @@ class _Pass:
         payload["transcript_path"] = self.scratch
         now = payload.pop("_ts")
         after = payload.pop("_after", None)  # a batch's: the call it is told after
-        sent = len(json.dumps(payload).encode())
+        event = Event(payload)
         tool = payload["hook_event_name"].startswith("PostToolUse")
+        sent = event.size = _sent(payload, event if tool else None)
         if tool:
             self.tool_calls += 1
             record = {**payload, "_ts": now}  # before the hook shares its values
-        body = _handle(payload, sent, self.state_dir, now)
+        body = _handle(event, self.state_dir, now)
         if tool:
             _record(calls, by_id, record, self.timeline, sent, _felt())
             _read_back(calls)
@@ -446,7 +487,6 @@ def _replay(
     saved = {k: os.environ.get(k) for k in ("METACOG_HOME",)}
     with (
         tempfile.TemporaryDirectory(prefix="metacog-replay-", dir=_memory_dir()) as home,
-        tempfile.TemporaryDirectory(prefix="metacog-replay-") as copy,
         _held(),
     ):
         os.environ["METACOG_HOME"] = home
@@ -454,33 +494,29 @@ def _replay(
             _write_config(
                 os.path.join(home, "config", "config.toml"), {**(cfg or {}), **NO_LEARNING}
             )
-            scratch = os.path.join(copy, "transcript.jsonl")
+            scratch = _scratch_path()
             run = _Pass(timeline, scratch, os.path.join(home, "state"))
-            with open(scratch, "wb") as out:
-                for raw, done in _lines(fh, size):
-                    payloads = timeline.feed(raw.decode("utf-8", "replace"))
-                    if timeline.ahead:  # batches this line ended: told before it is written
-                        out.flush()
-                        for payload in timeline.ahead:
-                            run.fire(payload)
-                        timeline.ahead.clear()
-                    out.write(raw)
-                    for refused in timeline.refused:
-                        _record(run.calls, run.by_id, refused, timeline)
-                    timeline.refused.clear()
-                    if payloads:
-                        out.flush()  # the hook reads the transcript up to this line
-                    for payload in payloads:
-                        run.fire(payload)
-                    for item in timeline.said:
-                        at = run.by_id.get(item["tool_use_id"], len(run.calls) - 1)
-                        said.append({**item, "at": at})
-                    timeline.said.clear()
-                    if progress and payloads:
-                        progress(done, size)
-                out.flush()
-                for payload in timeline.finish():
+            out = transcript.HELD[scratch] = transcript.Held()  # type: ignore[index]
+            for raw, done in _lines(fh, size):
+                text, utf8 = _text(raw)
+                payloads = timeline.feed(text)
+                for payload in timeline.ahead:  # batches this line ended: told before it is in
                     run.fire(payload)
+                timeline.ahead.clear()
+                out.append(raw, timeline.entry if utf8 else None)
+                for refused in timeline.refused:
+                    _record(run.calls, run.by_id, refused, timeline)
+                timeline.refused.clear()
+                for payload in payloads:  # the hook reads the transcript up to this line
+                    run.fire(payload)
+                for item in timeline.said:
+                    at = run.by_id.get(item["tool_use_id"], len(run.calls) - 1)
+                    said.append({**item, "at": at})
+                timeline.said.clear()
+                if progress and payloads:
+                    progress(done, size)
+            for payload in timeline.finish():
+                run.fire(payload)
         finally:
             for key, value in saved.items():
                 if value is None:
@@ -514,36 +550,89 @@ def _replay(
 
 @contextlib.contextmanager
 def _held() -> Iterator[None]:
-    """The session's state and the settings kept in this process for the replay (state.HELD,
-    config.HELD), learning off over every settings file (config.OVER): the live hook's path
-    is unchanged, and what the senses read is the same."""
-    state.HELD, config.HELD, handlers.FELT = {}, {}, []
+    """The session's state, the settings, the scratch transcript's lines, parsed, and the
+    window's calls read back kept in this process for the replay (state.HELD, config.HELD,
+    transcript.HELD, perception.call.STORED), learning off over every settings file
+    (config.OVER): the live hook's path is unchanged, and what the senses read is the same."""
+    state.HELD, config.HELD, handlers.FELT, transcript.HELD = {}, {}, [], {}
+    read_calls.STORED = {}
     config.OVER = NO_LEARNING
     try:
         yield
     finally:
-        state.HELD = config.HELD = handlers.FELT = None
+        state.HELD = config.HELD = handlers.FELT = transcript.HELD = read_calls.STORED = None
         config.OVER = {}
 
 
-def _handle(payload: dict, size: int, state_dir: str, now: float) -> dict | None:
-    """The reply hook.handle would give to `payload` sent as `size` bytes of JSON, as the
-    object it would serialize: the payload already is what parsing its JSON gives (a
-    transcript line's values and replay's own strings and numbers), so it is handed over
-    as it is, and the reply read as it is."""
-    if size > hook.STDIN_CAP:
+def _handle(event: Event, state_dir: str, now: float) -> dict | None:
+    """The reply hook.handle would give to the event's payload sent as `event.size` bytes of
+    JSON (`_sent`), as the object it would serialize: the payload already is what parsing its
+    JSON gives (a transcript line's values and replay's own strings and numbers), so it is
+    handed over as it is, and the reply read as it is."""
+    if event.size > hook.STDIN_CAP:
         return None
-    handler = HANDLERS.get(payload.get("hook_event_name"))
-    return handler(Event(payload, size), state_dir, now) if handler else None
+    handler = HANDLERS.get(event.name)
+    return handler(event, state_dir, now) if handler else None
+
+
+SENT_WALK = 256  # values of a payload looked at to bound its JSON's size, else it is written
+
+
+def _sent(payload: dict, event: Event | None = None) -> int:
+    """The payload's size as the hook reads it, sent as JSON (json.dumps, ASCII): whether it is
+    over hook.STDIN_CAP, and for a call's payload (`event`), the bytes its context cost is
+    capped at (metacog.perception.action.from_event: min(size, context_cost)). Writing the
+    JSON to count it was a sixteenth of a replay (profiled, bench_report's history); it is
+    written only when its bounds do not settle both. From a walk over its values: each
+    string is in the JSON whole, quoted (at least its length + 2 bytes: the sum of those is
+    a floor), and no character of it takes more than 12 (an astral character, two \\uXXXX),
+    no number, separator or bracket more than the ceiling counts. Where the ceiling is under
+    the cap and the floor reaches the call's context cost, the floor gives the same answers
+    as the size: the cap is not passed, and min(floor, cost) = cost = min(size, cost)."""
+    cost = 0
+    if event is not None:
+        sent_error = event.error if event.failed else ""
+        cost = actions.context_cost(event.tool, event.tool_input, event.response, sent_error)
+    floor, ceiling, todo, budget = 0, 2, [payload], SENT_WALK
+    while todo:
+        value = todo.pop()
+        budget -= 1
+        if budget < 0:
+            return len(json.dumps(payload))
+        if isinstance(value, dict):
+            ceiling += 2 + sum(12 * len(k) + 6 if isinstance(k, str) else 64 for k in value)
+            todo.extend(value.values())
+        elif isinstance(value, list):
+            ceiling += 2 + 2 * len(value)
+            todo.extend(value)
+        elif isinstance(value, str):
+            floor += len(value) + 2
+            ceiling += 12 * len(value) + 2
+        elif isinstance(value, int):  # booleans too
+            ceiling += value.bit_length() // 3 + 8
+        else:
+            ceiling += 32  # a float's repr, None, NaN
+    if ceiling <= hook.STDIN_CAP and floor >= cost:
+        return floor
+    return len(json.dumps(payload))
 
 
 def _memory_dir() -> str | None:
     """A folder in memory for the throwaway home, where there is one (Linux's /dev/shm): the
     hook renames its session state into place after every call, and on a disk those renames
-    were a fifth of a replay's time (profiled on a generated history). The transcript's copy,
-    as large as the transcript, stays in the ordinary temporary folder."""
+    were a fifth of a replay's time (profiled on a generated history)."""
     shm = "/dev/shm"
     return shm if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) else None
+
+
+def _scratch_path() -> str:
+    """The transcript path the payloads name: the hook reads it from memory (transcript.HELD),
+    nothing is written there. Shaped as the copy on disk once was (a folder of
+    TemporaryDirectory's in the temporary folder), so the payloads' sizes are as they were:
+    writing and removing a 500 KB copy on this machine's disk waited 2.8 ms a transcript."""
+    return os.path.join(
+        tempfile.gettempdir(), f"metacog-replay-{os.urandom(4).hex()}", "transcript.jsonl"
+    )
 
 
 def _felt() -> Call | None:

@@ -26,6 +26,12 @@ READ_CAP = 4 * 1024 * 1024  # new bytes read per hook call at most
 FIRST_LOOK = 1024 * 1024  # a resumed session's history is not replayed: start near the end
 PENDING_CAP = 64  # tool_use ids remembered while waiting for their results
 TARGET_KEEP = 300  # characters of a pending call's path or command kept (a heredoc is not a target)
+# Replay only (metacog.replay sets it for one transcript, in one process): the transcript
+# replay feeds the hook, kept in memory instead of a file (`Held`, by the path the payloads
+# name): its last bytes, and its lines already parsed. The hook read them from a copy on
+# disk and parsed each line again (a tenth of a replay, profiled); what `read_new` makes of
+# them is the same.
+HELD: dict[str, Held] | None = None
 
 
 def usage_tokens(usage: object) -> int:
@@ -124,30 +130,25 @@ def read_new(path: str, cursor: dict) -> Reading:
     out = Reading()
     if not path:
         return out
-    try:
-        # Claude Code's file, not metacog's: a symlink is followed, to a regular file only
-        # (a FIFO or a device would block or never end).
-        fd = open_regular(path, follow=True)
-    except (OSError, ValueError):  # ValueError: an embedded NUL, or not a regular file
-        return out
-    try:
-        st = os.fstat(fd)
-        size = st.st_size
-        offset = cursor.get("offset")
-        if (
-            not isinstance(offset, int)
-            or offset < 0
-            or offset > size
-            or cursor.get("ino") != st.st_ino
-        ):
-            offset = max(0, size - FIRST_LOOK)
-            cursor["ino"] = st.st_ino
-        if size - offset > READ_CAP:
-            offset = size - READ_CAP
-        os.lseek(fd, offset, os.SEEK_SET)
-        data = read_fd(fd, size - offset) if size > offset else b""
-    finally:
-        os.close(fd)
+    held = HELD.get(path) if HELD is not None else None
+    if held is not None:
+        offset = _start(cursor, held.size, held.ino)
+        data = held.since(offset)
+    else:
+        try:
+            # Claude Code's file, not metacog's: a symlink is followed, to a regular file only
+            # (a FIFO or a device would block or never end).
+            fd = open_regular(path, follow=True)
+        except (OSError, ValueError):  # ValueError: an embedded NUL, or not a regular file
+            return out
+        try:
+            st = os.fstat(fd)
+            size = st.st_size
+            offset = _start(cursor, size, st.st_ino)
+            os.lseek(fd, offset, os.SEEK_SET)
+            data = read_fd(fd, size - offset) if size > offset else b""
+        finally:
+            os.close(fd)
     end = data.rfind(b"\n")
     if end < 0:
         cursor["offset"] = offset
@@ -160,9 +161,15 @@ def read_new(path: str, cursor: dict) -> Reading:
     out.last_response = last if isinstance(last, str) else ""
     seen = cursor.get("responses")
     seen = seen if isinstance(seen, int) and seen >= 0 else 0
+    parsed = held.entries if held is not None else None
+    at = offset
     for line in data[: end + 1].split(b"\n"):
         if b'"usage"' in line or b"tool_use" in line or b"compactMetadata" in line:
-            _parse(line, out, pending, seen)
+            entry = parsed.get(at, _UNHELD) if parsed else _UNHELD
+            _parse(line, out, pending, seen, entry)
+        at += len(line) + 1
+    if parsed:
+        _read_up_to(parsed, cursor["offset"])
     cursor["responses"] = seen + out.responses
     turns = cursor.get("turns")
     turns = turns if isinstance(turns, dict) else {}
@@ -190,11 +197,79 @@ def turn_of(cursor: dict, tool_use_id: str) -> int:
     return known if isinstance(known, int) and not isinstance(known, bool) else 0
 
 
-def _parse(line: bytes, out: Reading, pending: dict, seen: int) -> None:
-    try:
-        entry = parse_json(line)
-    except ValueError:
-        return  # a line cut by a concurrent writer, or not JSON (however it fails): skipped
+def _start(cursor: dict, size: int, ino: int) -> int:
+    """Where this read starts: the cursor's offset in the same file, else near its end; at
+    most READ_CAP before the end."""
+    offset = cursor.get("offset")
+    if not isinstance(offset, int) or offset < 0 or offset > size or cursor.get("ino") != ino:
+        offset = max(0, size - FIRST_LOOK)
+        cursor["ino"] = ino
+    if size - offset > READ_CAP:
+        offset = size - READ_CAP
+    return offset
+
+
+_UNHELD = object()  # a line replay holds no parsed value of (Held.entries)
+
+
+class Held:
+    """Replay's transcript as the hook reads it (HELD): its bytes from `base` on (at least the
+    last READ_CAP, all a read may take) and the parsed value of each line that parsing its
+    bytes gives the same value for (`entries`, by offset; dropped once read)."""
+
+    __slots__ = ("base", "data", "entries", "ino")
+
+    def __init__(self, ino: int = 1) -> None:
+        self.data = bytearray()
+        self.base = 0  # the offset of data[0]
+        self.entries: dict[int, object] = {}
+        self.ino = ino  # a file's inode, as the cursor remembers it
+
+    @property
+    def size(self) -> int:
+        return self.base + len(self.data)
+
+    def since(self, offset: int) -> bytes:
+        return bytes(memoryview(self.data)[offset - self.base :])
+
+    def append(self, raw: bytes, entry: object) -> None:
+        """`raw`, one line ending in its only newline, written; `entry` what json.loads gave
+        for its text, decoded as strict UTF-8, held for the hook's read where parsing the bytes
+        (parse_json) gives the same. The caller gives None for bytes that are not UTF-8 (replay
+        reads them with replacement characters, where the bytes fail to parse) and for a line
+        that holds NaN or Infinity (parse_json refuses them); not held either: a line that
+        json.loads reads as UTF-16 or 32 or with a BOM (a NUL in its first four bytes). Lines
+        that begin more than READ_CAP before the end are dropped, and the bytes before that
+        once they are READ_CAP more: no read takes them."""
+        at = self.size
+        self.data += raw
+        if len(self.data) > 2 * READ_CAP:
+            cut = len(self.data) - READ_CAP
+            del self.data[:cut]
+            self.base += cut
+        if not isinstance(entry, dict):
+            return
+        if raw.startswith(b"\xef\xbb\xbf") or b"\x00" in raw[:4]:
+            return
+        self.entries[at] = entry
+        _read_up_to(self.entries, self.size - READ_CAP)
+
+
+def _read_up_to(held: dict[int, object], offset: int) -> None:
+    """Drop the held lines that begin before `offset` (held in the order they were written)."""
+    while held:
+        first = next(iter(held))
+        if first >= offset:
+            return
+        del held[first]
+
+
+def _parse(line: bytes, out: Reading, pending: dict, seen: int, entry: object = _UNHELD) -> None:
+    if entry is _UNHELD:
+        try:
+            entry = parse_json(line)
+        except ValueError:
+            return  # a line cut by a concurrent writer, or not JSON (however it fails): skipped
     if not isinstance(entry, dict):
         return
     main = entry.get("isSidechain") is not True  # a subagent's line: its context, not the main's

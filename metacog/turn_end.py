@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import re
 
+from metacog import transcript
 from metacog.fsutil import open_regular, parse_json, read_fd
 from metacog.perception import checks, signature
 from metacog.perception.tools import EDIT_TOOLS, REFUSAL_TAG, untagged
@@ -73,6 +74,11 @@ def read_end(path: str, cap: int = READ_CAP) -> list[bytes]:
     file): Claude Code's file, followed through a symlink, never a FIFO or a device."""
     if not path:
         return []
+    held = transcript.HELD.get(path) if transcript.HELD is not None else None
+    if held is not None:  # replay's transcript, in memory (it keeps the last READ_CAP bytes)
+        start = max(0, held.size - cap, held.base)
+        data = held.since(start)
+        return _whole(data, start)
     try:
         fd = open_regular(path, follow=True)
     except (OSError, ValueError):
@@ -86,6 +92,11 @@ def read_end(path: str, cap: int = READ_CAP) -> list[bytes]:
         return []
     finally:
         os.close(fd)
+    return _whole(data, start)
+
+
+def _whole(data: bytes, start: int) -> list[bytes]:
+    """The lines of what was read from `start` on: a cut read's first is a part."""
     lines = data.split(b"\n")
     return lines[1:] if start else lines  # the first line of a cut read is a part
 

@@ -161,3 +161,24 @@ def test_a_start_in_the_background_is_not_the_act_working() -> None:
     novelty.update(win, call("node src/index.ts", False), [1, 2], [2])
     win["calls"] = 2
     assert novelty.update(win, call("node src/index.ts 2>&1", True), [3], []).obstacles == []
+
+
+def test_a_command_is_read_once_for_its_readers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The call's record, its hidden failure and the shell's readers each ask what a command
+    is: it is read once, and each gets the same reading; another command is read anew."""
+    from metacog.perception import act as acts
+
+    read: list[str] = []
+    original = acts._read
+
+    def counting(command: str) -> acts.Act:
+        read.append(command)
+        return original(command)
+
+    monkeypatch.setattr(acts, "_read", counting)
+    monkeypatch.setattr(acts, "_READ", {})
+    first = acts.read("cd app && pytest -x 2>&1 | tail -5")
+    assert acts.read("cd app && pytest -x 2>&1 | tail -5") is first
+    assert first.key == original("cd app && pytest -x 2>&1 | tail -5").key and first.tests
+    assert acts.read("git status").program == "git"
+    assert read == ["cd app && pytest -x 2>&1 | tail -5", "git status"]

@@ -116,3 +116,27 @@ def test_the_windows_calls_leave_out_what_is_not_a_call() -> None:
     win = {"actions": [Call("Read", "a").record(), "junk", None, Call("Bash", "b").record()]}
     assert [c.target for c in window_calls(win)] == ["a", "b"]
     assert window_calls({"actions": "junk"}) == [] and window_calls({}) == []
+
+
+def test_replay_reads_each_record_of_the_window_once_and_again_once_changed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """While replay holds the state (call.STORED), a record the window keeps from one call to
+    the next is read back once; a record changed in place since is read again."""
+    from metacog.perception import call as calls
+
+    first, second = failed_bash().record(problems=False), Call("Read", "a.py").record()
+    win = {"actions": [first, second, "junk"]}
+    expected = window_calls(win)
+    read: list[object] = []
+
+    def counting(record: object) -> Call | None:
+        read.append(record)
+        return stored(record)
+
+    monkeypatch.setattr(calls, "stored", counting)
+    monkeypatch.setattr(calls, "STORED", {})
+    assert window_calls(win) == window_calls(win) == expected
+    assert read == [first, second, "junk", "junk"]  # not a record: read each time
+    second["target"] = "b.py"
+    assert [c.target for c in window_calls(win)] == [expected[0].target, "b.py"]

@@ -59,3 +59,36 @@ def test_a_hostile_project_config_is_not_read(tmp_path: Path, target: str) -> No
         link.symlink_to(target)
     said = texts([bash("git status", cwd=str(project))] * 4)
     assert said[:3] == ["", "", ""] and "4 times in a row" in said[3]  # defaults apply
+
+
+def test_replay_parses_the_same_settings_text_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each replay writes its settings into a home of its own: while replay holds the settings
+    (config.HELD), a text parsed once is not parsed again, wherever it is; another text is."""
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10, as metacog.config reads it
+        import tomli as tomllib  # type: ignore[no-redef]
+
+    from metacog import config
+
+    parsed: list[str] = []
+    loads = tomllib.loads
+
+    def counting(text: str) -> dict:
+        parsed.append(text)
+        return loads(text)
+
+    monkeypatch.setattr(tomllib, "loads", counting)
+    monkeypatch.setattr(config, "HELD", {})
+    monkeypatch.setattr(config, "_READ", {})
+    for n, text in enumerate(["[o2]\nenabled = false\n", "[o2]\nenabled = false\n", "[o2]\n"]):
+        path = tmp_path / f"home{n}" / "config.toml"
+        path.parent.mkdir()
+        path.write_text(text)
+        assert config.parse_toml(str(path)) == loads(text)
+    assert parsed == ["[o2]\nenabled = false\n", "[o2]\n"]
+    monkeypatch.setattr(config, "HELD", None)  # the live hook: by path and stamp only
+    assert config.parse_toml(str(tmp_path / "home0" / "config.toml")) == {"o2": {"enabled": False}}
+    assert len(parsed) == 3

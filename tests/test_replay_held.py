@@ -108,3 +108,75 @@ def test_nothing_is_held_after_a_replay_that_fails(
 
     hook.handle(json.dumps(payload).encode(), paths.state_dir(), 1_760_000_000.0)
     assert os.path.isfile(state.path_for(paths.state_dir(), "after-replay"))
+
+
+@pytest.mark.sense_may_fail("replay's held state")
+@pytest.mark.parametrize(
+    ("kept", "told"),
+    [((1, 2), True), ({3: "x"}, True), ([1, 2], False), ({"3": "x"}, False)],
+    ids=["tuple", "number key", "list", "string key"],
+)
+def test_a_held_state_is_checked_to_be_what_its_file_would_give(
+    kept: object, told: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Replay holds the state object itself between calls (state.HELD), not its JSON: the
+    strict mode records a state that a file would give back otherwise (a tuple comes back a
+    list, a number key a string), so a sense that keeps one is caught by the suite."""
+    from metacog import handlers
+
+    feel = handlers.nervous.feel
+
+    def keeping(win: dict, action: object, ctx: object) -> list:
+        win["kept"] = kept
+        return feel(win, action, ctx)
+
+    monkeypatch.setattr(handlers.nervous, "feel", keeping)
+    replay.replay(str(FIXTURES / "transcript-live-2.1.328.jsonl"))
+    record = Path(os.environ["METACOG_STRICT"])
+    text = record.read_text() if record.exists() else ""
+    assert ("replay's held state failed" in text) is told
+
+
+def _answers(size: int, cost: int) -> tuple[bool, int]:
+    return size > hook.STDIN_CAP, min(size, cost)
+
+
+def _payloads() -> list[dict]:
+    from hooktest import CAPTURED
+
+    # An Edit's context cost is 200 more than its strings: above the floor of a payload of
+    # short strings, whose JSON (its numbers) is longer still.
+    edit = {
+        "hook_event_name": "PostToolUse",
+        "session_id": "s",
+        "tool_name": "Edit",
+        "tool_input": {"file_path": "a", "old_string": "x", "new_string": "y"},
+        "tool_response": {"lines": list(range(100))},
+    }
+    return [*CAPTURED, edit, {**edit, "tool_name": "Other", "tool_response": [[[1.5]] * 300]}]
+
+
+@pytest.mark.parametrize("payload", _payloads(), ids=lambda p: p["hook_event_name"])
+def test_replay_gives_the_hook_a_size_that_answers_as_the_json_does(payload: dict) -> None:
+    """Replay hands the hook no JSON to count (`_sent`): the size it gives must say what the
+    JSON's own length says, whether the payload is over the cap and what a call's context
+    cost is capped at (metacog.perception.action.from_event)."""
+    from metacog.event import Event
+    from metacog.perception.action import context_cost
+
+    event = Event(payload)
+    tool = payload["hook_event_name"].startswith("PostToolUse")
+    sent = replay._sent(payload, event if tool else None)
+    cost = context_cost(event.tool, event.tool_input, event.response, event.error * event.failed)
+    cost = cost if tool else 0
+    assert _answers(sent, cost) == _answers(len(json.dumps(payload)), cost)
+
+
+def test_a_payload_near_the_cap_is_counted_as_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hooktest import captured
+
+    payload = captured("PostToolUse", "Bash")
+    size = len(json.dumps(payload))
+    for cap in (size - 1, size, size + 1):
+        monkeypatch.setattr(hook, "STDIN_CAP", cap)
+        assert (replay._sent(payload) > cap) == (size > cap)

@@ -868,6 +868,16 @@ _EDGE = [
     "(node:1)",
     "(node:12) x (node:3",
     "e:1 node:2 (node:x) (Node:4)",
+    # A content hash needs 20 letters or digits in a row and 4 digits: one short of each.
+    "1gjn4xiz3abcdefghijk2",
+    "1gjn4xiz3abcdefghijk27",
+    "1gjn4xiz3abcdefghij 27",
+    "1gjn4xiz3abcdefghijk 2 7",
+    "12:" + "x" * 3500,
+    "1234:" + "x" * 3500,
+    "x" * 3500 + " 1 2 3 4",
+    "1GJN4XIZ3ABCDEFGHIJK27",
+    "١٢٣٤gjnxizabcdefghijklmno",  # Arabic-Indic digits are no hash's
 ]
 _LONG = [
     "=" * _LINE,

@@ -136,7 +136,11 @@ def words(command: str) -> list[str]:
             word.append(command[i : end + 1])
             started, i = True, end + 1
             continue
-        operator = next((op for op in _OPERATORS if command.startswith(op, i)), "")
+        # Every operator starts with one of these: the others are not looked for at each
+        # character (half of reading `cat src/a.py`, 46 -> 24 us, measured).
+        operator = (
+            next((op for op in _OPERATORS if command.startswith(op, i)), "") if c in "&|;\n" else ""
+        )
         if operator == "&" and ((word and word[-1] in "<>") or command.startswith("&>", i)):
             operator = ""  # `2>&1`, `&>/dev/null`: a redirection, not a background job
         if operator or c in " \t\r":
@@ -257,9 +261,26 @@ def _runner(core: list[str]) -> str:
     return ""
 
 
+_READ: dict[str, Act] = {}  # the last commands read, whose Acts their readers share, unchanged
+_READ_CAP = 16
+
+
 def read(command: str) -> Act:
     """The act a shell command is: its steps less the plumbing, their program and object, and
-    what it does, from the whole command."""
+    what it does, from the whole command. Read once for the last few commands: the call's
+    record, its hidden failure and the shell's readers each ask (three readings a call were
+    a fifth of a replay of bench_report's history, profiled)."""
+    if not isinstance(command, str):
+        return _read(command)
+    act = _READ.get(command)
+    if act is None:
+        if len(_READ) >= _READ_CAP:
+            _READ.clear()
+        act = _READ[command] = _read(command)
+    return act
+
+
+def _read(command: str) -> Act:
     act = Act()
     if not isinstance(command, str) or not command.strip():
         return act

@@ -278,10 +278,34 @@ def stored(record: object) -> Call | None:
     )
 
 
+# Replay only (metacog.replay sets it for one transcript, in one process): the session's
+# state is held as objects between calls (metacog.state.HELD), so the window's records are
+# the same dicts from one call to the next. Each is read back (`stored`) once, not at every
+# call while the window holds it (a tenth of a replay, profiled): {id: (the record, a copy of
+# it, its Call)}, the record held so that its id is not reused, the copy to read it again if
+# it changed since (a flat dict: compared in a fraction of what reading it costs).
+STORED: dict[int, tuple[dict, dict, Call | None]] | None = None
+STORED_CAP = 4096  # records whose Call is kept; emptied when full
+
+
 def window_calls(win: dict) -> list[Call]:
     """The window's last calls, oldest first, this one last (it is pushed before any sense
     feels); an entry a damaged state holds that is not a call is left out."""
     actions = win.get("actions")
     if not isinstance(actions, list):
         return []
-    return [call for call in map(stored, actions) if call is not None]
+    read = stored if STORED is None else _stored_held
+    return [call for call in map(read, actions) if call is not None]
+
+
+def _stored_held(record: object) -> Call | None:
+    """`stored`, read once per record while replay holds the state (STORED)."""
+    held = STORED.get(id(record))  # type: ignore[union-attr]
+    if held is not None and held[0] is record and held[1] == record:
+        return held[2]
+    call = stored(record)
+    if isinstance(record, dict):
+        if len(STORED) >= STORED_CAP:  # type: ignore[arg-type]
+            STORED.clear()  # type: ignore[union-attr]
+        STORED[id(record)] = (record, dict(record), call)  # type: ignore[index]
+    return call
