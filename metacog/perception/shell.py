@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from metacog.perception.act import WRAPPERS, Act, read
+from metacog.perception.act import WRAPPERS, read
 
 # Shell programs that look for something: an empty answer from one is "not there".
 SEEKERS = frozenset(("grep", "rg", "ag", "find", "fd", "ls", "locate", "which", "whereis", "git"))
@@ -52,25 +52,13 @@ def writes(command: str) -> bool:
     """Whether a shell command changes files or the repository: after it, an empty answer
     may not hold any more and asking again is checking, not circling (the whole command:
     metacog.perception.act reads it)."""
-    return _act(command).writes
+    return read(command).writes
 
 
 def first_word(command: str) -> str:
     """The program a shell command runs first, past `cd … &&`, `VAR=value`, `sudo -u bob`,
     `timeout 10` and the like (metacog.perception.act: one reading for every reader)."""
-    return _act(command).program
-
-
-_READ: dict[str, Act] = {}  # the last commands read: several readers ask of one call
-
-
-def _act(command: str) -> Act:
-    act = _READ.get(command)
-    if act is None:
-        if len(_READ) >= 16:
-            _READ.clear()
-        act = _READ[command] = read(command)
-    return act
+    return read(command).program
 
 
 def after_cd(command: str) -> str:
@@ -134,7 +122,7 @@ def actor(command: str) -> str:
     """The program a shell command acts with: the first of its steps that is not feeding the
     next its words (`yes | cp a b`: cp), past `cd … &&` and the words that run a command;
     '' where the command first waits (`sleep 30 && gh run view`: waiting is not acting)."""
-    act = _act(command)
+    act = read(command)
     return "" if act.waits else act.program
 
 
@@ -161,7 +149,7 @@ def is_test_file(path: str) -> bool:
 def test_command(command: str) -> bool:
     """Whether some step of a shell command runs the project's tests (not `pip install
     pytest`; `timeout 60 pytest` and `uv run pytest` do)."""
-    return _act(command).tests
+    return read(command).tests
 
 
 def narrowed(command: str) -> bool:
