@@ -164,9 +164,14 @@ def words(command: str) -> list[str]:
 
 def steps(command: str) -> list[tuple[str, list[str]]]:
     """The command's steps, each (the operator before it, '' for the first; its words)."""
+    return _steps(words(command))
+
+
+def _steps(tokens: list[str]) -> list[tuple[str, list[str]]]:
+    """The steps of a command's words and operators (`words`)."""
     out: list[tuple[str, list[str]]] = []
     before, current = "", []
-    for word in words(command):
+    for word in tokens:
         if word in _OPERATORS:
             if current:
                 out.append((before, current))
@@ -218,7 +223,6 @@ class Act:
         "background",
         "hides_exit",
         "key",
-        "obj",
         "program",
         "programs",
         "runner",
@@ -228,7 +232,6 @@ class Act:
 
     def __init__(self) -> None:
         self.program = ""  # the program the act runs (without its folder), '' for none
-        self.obj = ""  # what it acts on: the last word of its step past the program and flags
         self.key = ""  # its identity: the act's words without plumbing, at most KEY_CAP
         self.writes = False  # it changes files or the repository
         self.runner = ""  # the test runner it runs (`pytest`, `go test`, `npm run test`),
@@ -266,7 +269,7 @@ _READ_CAP = 16
 
 
 def read(command: str) -> Act:
-    """The act a shell command is: its steps less the plumbing, their program and object, and
+    """The act a shell command is: its steps less the plumbing, their program, and
     what it does, from the whole command. Read once for the last few commands: the call's
     record, its hidden failure and the shell's readers each ask (three readings a call were
     a fifth of a replay of bench_report's history, profiled)."""
@@ -287,8 +290,8 @@ def _read(command: str) -> Act:
     act.writes = bool(_WRITES.search(command[:CAP]))
     kept: list[tuple[str, list[str]]] = []
     fed: set[int] = set()  # the steps that feed the next one its words (`echo N | npx …`)
-    parsed = steps(command)
-    tokens = words(command)
+    tokens = words(command)  # read once: the steps are made of them
+    parsed = _steps(tokens)
     act.background = bool(tokens) and tokens[-1] == "&"
     programs = set()
     for at, (before, step) in enumerate(parsed):
@@ -319,8 +322,6 @@ def _read(command: str) -> Act:
         return act
     first = acting[0]
     act.program = first[0].rsplit("/", 1)[-1][:80]
-    named = [w for w in first[1:] if not w.startswith("-")]
-    act.obj = named[-1][:200] if named else ""
     parts = []  # what is fed to the act is part of it (the answer piped to its prompt)
     for before, core in kept:
         parts.append((f" {before} " if before and parts else "") + " ".join(core))
