@@ -9,7 +9,7 @@ from hooktest import bash, said
 from metacog.perception import action as actions
 from metacog.perception.act import read, words
 from metacog.perception.novelty import call_key
-from metacog.perception.shell import actor, first_word
+from metacog.perception.shell import actor, first_step, first_word, named_words
 from metacog.perception.shell import test_command as runs_tests  # not a test itself
 
 
@@ -62,6 +62,15 @@ def test_the_readers_of_a_command_agree_on_its_program() -> None:
     assert actor("yes | cp a b") == "cp"
     assert actor("sleep 30 && gh run view 7") == ""
     assert read("sleep 30 && gh run view 7").waits
+
+
+def test_the_first_step_and_what_a_command_names_come_from_the_same_reading() -> None:
+    # Issue 39: the guard's reader split on spaces and its own step pattern, beside the act's.
+    assert first_step("sudo -u bob rm -rf dist") == first_step("rm -rf dist") == ["rm", "dist"]
+    assert first_step("cd app && timeout 9 ./run.sh x 2>&1 | tail") == ["run.sh", "x"]
+    assert first_step('grep "a | b" src && ls') == ["grep", "a | b", "src"]
+    assert named_words('cd app && grep -n "a b" src | head') == ["grep", "a b", "src", "head"]
+    assert first_step("") == named_words("") == []
 
 
 @pytest.mark.parametrize(

@@ -183,7 +183,7 @@ def _steps(tokens: list[str]) -> list[tuple[str, list[str]]]:
     return out
 
 
-def _bare(step: list[str]) -> list[str]:
+def unwrapped(step: list[str]) -> list[str]:
     """A step's words without its redirections (`2>&1`, `> out.log`, `< in`) and the words
     that run it (`sudo -u bob`, `timeout 10`, `VAR=1`)."""
     kept: list[str] = []
@@ -296,7 +296,7 @@ def _read(command: str) -> Act:
     programs = set()
     for at, (before, step) in enumerate(parsed):
         piped = at + 1 < len(parsed) and parsed[at + 1][0] == "|"  # it feeds the next
-        core = _bare(step)
+        core = unwrapped(step)
         if not core:
             continue
         name = core[0].rsplit("/", 1)[-1]

@@ -9,9 +9,7 @@ changed). Each list is a list of programs and their subcommands, not of any proj
 
 from __future__ import annotations
 
-import re
-
-from metacog.perception.act import WRAPPERS, read
+from metacog.perception.act import WRAPPERS, read, steps, unwrapped
 
 # Shell programs that look for something: an empty answer from one is "not there".
 SEEKERS = frozenset(("grep", "rg", "ag", "find", "fd", "ls", "locate", "which", "whereis", "git"))
@@ -70,26 +68,38 @@ def after_cd(command: str) -> str:
 
 
 def named_words(command: str) -> list[str]:
-    """A shell command's words (after a leading `cd … &&`), unquoted, without its flags and
-    redirections: what it names."""
-    words = [w.strip("\"'") for w in after_cd(command).split()]
-    return [w for w in words if w and w[0] not in "-<>&|;0123456789" and ">" not in w]
+    """A shell command's words (after a leading `cd … &&`), unquoted, without its operators,
+    flags and redirections: what it names (metacog.perception.act's one quote-aware reading:
+    `grep "a b" x` names `a b`, not `"a` and `b"`)."""
+    return [w for _, step in _from_cd(command) for w in _named(step)]
 
 
-# Where a shell command's first step ends: what follows is plumbing (`| tail`, `|| true`).
-_STEP_END = re.compile(r"\|\|?|;|&&|&(?!>)")
+def _named(step: list[str]) -> list[str]:
+    return [w for w in step if w and w[0] not in "-<>&|;0123456789" and ">" not in w]
+
+
+def _from_cd(command: str) -> list[tuple[str, list[str]]]:
+    """The command's steps (metacog.perception.act.steps) from the first that is not a
+    leading `cd <folder> &&`."""
+    parsed = steps(command)
+    if len(parsed) > 1 and parsed[0][1][:1] in (["cd"], ["pushd"]) and parsed[1][0] == "&&":
+        return parsed[1:]
+    return parsed
 
 
 def first_step(command: str) -> list[str]:
     """The words of a shell command's first step (up to the first pipe, `||`, `;`, `&&` or
-    `&`): its program (without its folder), then what it acts on, the last being its object."""
+    `&`, past a leading `cd … &&` and the words that run it: `sudo -u bob`, `timeout 10`,
+    `VAR=1`): its program (without its folder), then what it acts on, the last being its
+    object."""
     words = _step_words(command)
     return [w.rsplit("/", 1)[-1] if i == 0 else w for i, w in enumerate(words)]
 
 
 def _step_words(command: str) -> list[str]:
     """The words the first step of a shell command names, as written (`named_words`)."""
-    return named_words(_STEP_END.split(after_cd(command), 1)[0])
+    parsed = _from_cd(command)
+    return _named(unwrapped(parsed[0][1])) if parsed else []
 
 
 # Folders that hold tests.
