@@ -216,3 +216,21 @@ def test_the_lines_a_command_prints_in_its_own_words_and_when(
     command: str, says: list[tuple[str, str]]
 ) -> None:
     assert list(read(command).says) == says
+
+
+@pytest.mark.parametrize(
+    ("command", "writes"),
+    [
+        ('echo "---"; grep -rn x src 2>/dev/null', False),  # 2>/dev/null is grep's, not echo's
+        ('ls ~/ | head; echo "=== scripts ==="; ls ~/*.sh 2>/dev/null', False),
+        ("echo ok >/dev/null && ls", False),
+        ('echo "oops" >&2; exit 1', False),
+        ("echo ready > status.txt", True),
+        ("printf 'a\\n' >> log.txt", True),
+        ("cat > notes.md <<'EOF'\nhello\nEOF", True),
+    ],
+)
+def test_a_sayers_redirect_writes_only_when_it_is_its_own_into_a_file(
+    command: str, writes: bool
+) -> None:
+    assert read(command).writes is writes

@@ -96,9 +96,10 @@ WRAPPERS = frozenset(
 )
 
 # A shell command that changes files or the repository (`sed -i`, a redirect of what it
-# says, `git checkout`, an install), read from the whole command.
+# says into a file, `git checkout`, an install), read from the whole command. The redirect is
+# the sayer's own, in its step: `echo "---"; grep x src 2>/dev/null` writes nothing.
 _WRITES = re.compile(
-    r"sed -i|\b(?:cat|echo|printf)\b[^|]*>|\btee\b|\bpatch\b|\b(?:mv|cp|rm|touch)\b|git (?:apply|"
+    r"sed -i|\b(?:cat|echo|printf)\b[^|;&\n]*?(?<![\d&>])>>?(?!&|\s*/dev/null)|\btee\b|\bpatch\b|\b(?:mv|cp|rm|touch)\b|git (?:apply|"
     r"checkout|reset|restore|stash|commit|merge|rebase|pull|switch)|\b(?:npm|pip|uv|yarn|pnpm) "
     r"(?:i|install|add)\b"
 )
