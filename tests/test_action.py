@@ -86,6 +86,13 @@ def test_questions_that_printed_only_the_commands_own_words_found_nothing() -> N
     assert call.ok and call.empty
     split = 'git ls-files --debug 2>&1 | grep -i "cache-tree" ; echo "---"'
     assert found_nothing("Bash", {"command": split}, {"stdout": "---\n", "stderr": ""}, "")
+    # A search's fallback: grep's exit 1 is "no match", behind `||` as before it.
+    listening = 'lsof -i :8000 -P 2>/dev/null | grep LISTEN || echo "Nothing listening"'
+    call = from_event(Event(bash(listening, "Nothing listening\n")), 0.0)
+    assert call.ok and call.empty
+    # Its look-alike: what failed was no search (`ls` of a folder that is not there).
+    missing = 'ls -la build/ 2>/dev/null || echo "No build directory"'
+    assert not found_nothing("Bash", {"command": missing}, {"stdout": "No build directory"}, "")
 
 
 def test_own_words_beside_an_answer_or_after_a_deed_are_no_empty_answer() -> None:

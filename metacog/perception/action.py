@@ -268,18 +268,18 @@ def found_nothing(tool: str, tool_input: dict, response: object, error: str) -> 
         return (files == 0 or lines == 0) and not response.get("content")
     if tool != "Bash" or not isinstance(tool_input.get("command"), str):
         return False
-    from metacog.perception.act import ALWAYS
-    from metacog.perception.hidden import own_words
+    from metacog.perception.hidden import EMPTY, own_words
     from metacog.perception.shell import SEEKERS, first_word
 
     command = tool_input["command"]
     if not error and isinstance(response, dict):
         # Questions that printed nothing but the command's own words (`…; echo "Scan
-        # complete"` and only that): the world answered nothing.
+        # complete"` and only that, a search's fallback: `… | grep x || echo "none"`): the
+        # world answered nothing.
         output = "\n".join(
             v for v in (response.get("stdout"), response.get("stderr")) if isinstance(v, str)
         )
-        if own_words(command, output) == ALWAYS:
+        if own_words(command, output) == EMPTY:
             return True
     head = first_word(command)
     if head not in SEEKERS or " -q" in command or "--quiet" in command:

@@ -89,31 +89,38 @@ def complaint(command: str, output: str) -> str:
     return ""
 
 
+FAILED, EMPTY = "failed", "empty"  # what a command's own words say of its acts (`own_words`)
+# Programs whose failure says "no match" (`grep`'s exit 1): behind a fallback, nothing found.
+_MATCHERS = frozenset(("grep", "egrep", "fgrep", "rg", "ag", "pgrep"))
+
+
 def own_words(command: str, output: str) -> str:
-    """When the sayers that wrote a command's whole output print (metacog.perception.act's
-    `says`): ELSE when a fallback's line is among them (`ls build || echo "No build
-    directory"` printing only that: the act before it failed), ALWAYS when every line is
-    printed whatever the acts did (`…; echo "Scan complete"` and nothing else: they
-    answered nothing), '' when anything else was printed, or the command says nothing of
-    its own."""
-    lines = [line.strip() for line in output[-SCAN_CAP:].splitlines() if line.strip()]
+    """What a command's whole output says when it is only its sayers' own words (metacog.
+    perception.act's `says`): FAILED when a fallback's line is among them (`ls build ||
+    echo "No build directory"` printing only that: the act before it failed), EMPTY when the
+    act that failed was a search (`lsof -i :80 | grep LISTEN || echo "Nothing listening"`:
+    no match), or when questions printed nothing but what is printed whatever they did
+    (`…; echo "Scan complete"` and only that); '' when anything else was printed, or the
+    command says nothing of its own."""
     act = read(command)
-    if not lines or not act.says or len(lines) > len(act.says):
+    if not act.says:
         return ""
+    lines = [line.strip() for line in output[-SCAN_CAP:].splitlines() if line.strip()]
     when: dict[str, set[str]] = {}
     for branch, line in act.says:
         when.setdefault(line, set()).add(branch)
-    if any(line not in when for line in lines):
+    if not lines or any(line not in when for line in lines):
         return ""  # something the world said
     if any(when[line] == {ELSE} for line in lines):
-        return ELSE
+        searched = act.acts and all(pipe[-1] in _MATCHERS for pipe in act.acts)
+        return EMPTY if searched else FAILED
     if act.writes or act.background or not all(ALWAYS in when[line] for line in lines):
         return ""
     # Only questions asked (each pipeline reads or looks for something): what they printed
     # was nothing. A command that does something (`kill 42; echo done`) prints nothing when
     # it went well.
     asked = act.acts and all(any(p in QUESTIONS for p in pipe) for pipe in act.acts)
-    return ALWAYS if asked else ""
+    return EMPTY if asked else ""
 
 
 def hidden_failure(tool: str, tool_input: dict, response: object) -> str:
@@ -147,7 +154,7 @@ def hidden_failure(tool: str, tool_input: dict, response: object) -> str:
     if not isinstance(command, str):
         return ""
     said = complaint(command, output)
-    if not said and own_words(command, output) == ELSE:
+    if not said and own_words(command, output) == FAILED:
         # Only a fallback's own words (`ls build 2>/dev/null || echo "No build directory"`):
         # the act before it failed, whatever exit status the fallback left.
         said = output.strip()
