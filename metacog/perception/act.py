@@ -339,8 +339,9 @@ def _read(command: str) -> Act:
             fed.add(len(kept) - 1)  # it feeds this step its words: this step acts
         kept.append((before, core))
     act.programs = frozenset(programs)
-    act.says = _says(parsed)
-    act.acts = _acts(parsed)
+    if programs & _SAYERS:  # most commands say nothing of their own: read no further
+        act.says = _says(parsed)
+        act.acts = _acts(parsed) if act.says else ()
     acting = [core for i, (_, core) in enumerate(kept) if i not in fed]
     if not acting:
         return act
