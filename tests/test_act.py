@@ -191,3 +191,46 @@ def test_a_command_is_read_once_for_its_readers(monkeypatch: pytest.MonkeyPatch)
     assert first.key == original("cd app && pytest -x 2>&1 | tail -5").key and first.tests
     assert acts.read("git status").program == "git"
     assert read == ["cd app && pytest -x 2>&1 | tail -5", "git status"]
+
+
+@pytest.mark.parametrize(
+    ("command", "says"),
+    [
+        (
+            'ls -la build/ 2>/dev/null || echo "No build directory"',
+            [("else", "No build directory")],
+        ),
+        ("test -f x && echo OK || echo MISSING", [("then", "OK"), ("else", "MISSING")]),
+        ("a && b || echo L", [("else", "L")]),  # `a` or `b` failed
+        ("a || echo warn; echo done", [("else", "warn"), ("always", "done")]),
+        ('grep -rn x src; echo "---"', [("always", "---")]),
+        (
+            'for ip in 1 2; do (curl "h/$ip" | grep -q v && echo "at $ip") & done; echo "Scan complete"',
+            [("always", "Scan complete")],
+        ),  # `at $ip` says what the world holds
+        ("echo ready > status.txt; ls", []),  # into a file, not the output
+        ("ls a || ls b", []),  # after `||` a program: its words are the world's
+    ],
+)
+def test_the_lines_a_command_prints_in_its_own_words_and_when(
+    command: str, says: list[tuple[str, str]]
+) -> None:
+    assert list(read(command).says) == says
+
+
+@pytest.mark.parametrize(
+    ("command", "writes"),
+    [
+        ('echo "---"; grep -rn x src 2>/dev/null', False),  # 2>/dev/null is grep's, not echo's
+        ('ls ~/ | head; echo "=== scripts ==="; ls ~/*.sh 2>/dev/null', False),
+        ("echo ok >/dev/null && ls", False),
+        ('echo "oops" >&2; exit 1', False),
+        ("echo ready > status.txt", True),
+        ("printf 'a\\n' >> log.txt", True),
+        ("cat > notes.md <<'EOF'\nhello\nEOF", True),
+    ],
+)
+def test_a_sayers_redirect_writes_only_when_it_is_its_own_into_a_file(
+    command: str, writes: bool
+) -> None:
+    assert read(command).writes is writes

@@ -65,3 +65,48 @@ def test_a_painted_result_is_read_as_the_same_result_unpainted() -> None:
         from_event(Event(failed("npx tsc", f"Exit code 2\n{text}")), 0.0) for text in (words, paint)
     )
     assert painted_err.sig == plain_err.sig and painted_err.problems == plain_err.problems
+
+
+SCAN = (
+    'for ip in $(seq 1 254); do (curl -s --connect-timeout 1 "http://192.168.1.$ip/sensor" '
+    '2>/dev/null | grep -q "value" && echo "FOUND: 192.168.1.$ip") & done; wait 2>/dev/null; '
+    'echo "Scan complete"'
+)
+
+
+def test_questions_that_printed_only_the_commands_own_words_found_nothing() -> None:
+    # openshrooly: a subnet scan whose only line is its closing words answered nothing.
+    from hooktest import bash
+
+    from metacog.event import Event
+    from metacog.perception.action import found_nothing, from_event
+
+    assert found_nothing("Bash", {"command": SCAN}, {"stdout": "Scan complete\n"}, "")
+    call = from_event(Event(bash(SCAN, "Scan complete\n")), 0.0)
+    assert call.ok and call.empty
+    split = 'git ls-files --debug 2>&1 | grep -i "cache-tree" ; echo "---"'
+    assert found_nothing("Bash", {"command": split}, {"stdout": "---\n", "stderr": ""}, "")
+    # A search's fallback: grep's exit 1 is "no match", behind `||` as before it.
+    listening = 'lsof -i :8000 -P 2>/dev/null | grep LISTEN || echo "Nothing listening"'
+    call = from_event(Event(bash(listening, "Nothing listening\n")), 0.0)
+    assert call.ok and call.empty
+    # Its look-alike: what failed was no search (`ls` of a folder that is not there).
+    missing = 'ls -la build/ 2>/dev/null || echo "No build directory"'
+    assert not found_nothing("Bash", {"command": missing}, {"stdout": "No build directory"}, "")
+
+
+def test_own_words_beside_an_answer_or_after_a_deed_are_no_empty_answer() -> None:
+    from metacog.perception.action import found_nothing
+
+    def empty(command: str, stdout: str) -> bool:
+        return found_nothing("Bash", {"command": command}, {"stdout": stdout, "stderr": ""}, "")
+
+    # The scan found something: the world's line beside the command's words.
+    assert not empty(SCAN, "FOUND: 192.168.1.18\nScan complete\n")
+    # Commands that do something print nothing when it went well.
+    assert not empty('rm -rf dist; echo "Removed dist"', "Removed dist\n")
+    assert not empty("kill 4242 2>/dev/null; echo done", "done\n")
+    # The success branch answered the question: yes.
+    assert not empty("grep -q TODO src/a.py && echo found", "found\n")
+    # Nothing but words: no question was asked.
+    assert not empty('echo "=== SUMMARY ===" && echo "all done"', "=== SUMMARY ===\nall done\n")

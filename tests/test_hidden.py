@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from hooktest import bash, captured, edit, read, said
 
+from metacog.perception.call import Call
 from metacog.perception.hidden import hidden_failure
 
 # Test runs whose output says they failed ----------------------------------------------
@@ -285,3 +286,47 @@ def test_a_run_whose_runner_counted_no_failure_passed_whatever_its_tests_logged(
     # Its look-alike: the same log with failures counted is a failure.
     failing = output.replace(" 0 fail", " 2 fail")
     assert hidden_failure("Bash", {"command": "bun run test"}, {"stdout": failing})
+
+
+# A fallback's own words: the act before `||` failed ---------------------------------------
+
+
+def _call(command: str, stdout: str, stderr: str = "") -> Call:
+    from metacog.event import Event
+    from metacog.perception.action import from_event
+
+    return from_event(Event(bash(command, stdout, stderr)), 0.0)
+
+
+def test_a_fallback_that_printed_alone_is_the_failure_it_hides() -> None:
+    # claude-backups: `ls` failed, the fallback's exit 0 hid it; the literal is all it printed.
+    ls = 'ls -la build/ 2>/dev/null || echo "No build directory"'
+    assert hidden_failure("Bash", {"command": ls}, {"stdout": "No build directory\n"}) == (
+        "No build directory"
+    )
+    call = _call(ls, "No build directory\n")
+    assert not call.ok and not call.empty and call.sig
+    # cipher-box: the same look in a folder that is not there, behind another fallback.
+    missing = 'ls -R .planning/phases/12-mfa/ 2>/dev/null || echo "Directory empty or missing"'
+    assert not _call(missing, "Directory empty or missing\n").ok
+    # The success branch printed nothing of the fallback: it failed in neither case.
+    branches = 'ls -d build 2>/dev/null && echo "✅ BUILT" || echo "🔧 still building..."'
+    assert not _call(branches, "🔧 still building...\n").ok
+
+
+def test_the_success_branch_or_anything_the_world_said_is_no_failure() -> None:
+    branches = "test -f out/app.bin && echo OK || echo MISSING"
+    assert _call(branches, "OK\n").ok
+    # What the act printed, beside the fallback's words: it had something to say.
+    ls = 'ls -la build/ 2>/dev/null || echo "No build directory"'
+    listing = "total 8\ndrwxr-xr-x 2 dev dev 4096 . \n"
+    assert _call(ls, listing).ok
+    then_more = f"{ls}; cat VERSION"
+    assert _call(then_more, "No build directory\n1.4.2\n").ok
+    # After `||` a program, not a sayer: its output is the world's.
+    assert _call("ls build || ls dist", "No build directory\n").ok
+    # A writing command that says it did it: no failure, and no empty answer either.
+    removed = _call('rm -rf dist && echo "Removed dist"', "Removed dist\n")
+    assert removed.ok and not removed.empty
+    killed = 'kill 4242 2>/dev/null && echo "Killed" || echo "not running"'
+    assert _call(killed, "Killed\n").ok

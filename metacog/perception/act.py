@@ -96,9 +96,10 @@ WRAPPERS = frozenset(
 )
 
 # A shell command that changes files or the repository (`sed -i`, a redirect of what it
-# says, `git checkout`, an install), read from the whole command.
+# says into a file, `git checkout`, an install), read from the whole command. The redirect is
+# the sayer's own, in its step: `echo "---"; grep x src 2>/dev/null` writes nothing.
 _WRITES = re.compile(
-    r"sed -i|\b(?:cat|echo|printf)\b[^|]*>|\btee\b|\bpatch\b|\b(?:mv|cp|rm|touch)\b|git (?:apply|"
+    r"sed -i|\b(?:cat|echo|printf)\b[^|;&\n]*?(?<![\d&>])>>?(?!&|\s*/dev/null)|\btee\b|\bpatch\b|\b(?:mv|cp|rm|touch)\b|git (?:apply|"
     r"checkout|reset|restore|stash|commit|merge|rebase|pull|switch)|\b(?:npm|pip|uv|yarn|pnpm) "
     r"(?:i|install|add)\b"
 )
@@ -106,6 +107,18 @@ _WRITES = re.compile(
 # the next word).
 _REDIRECT = re.compile(r"^(?:\d*|&)(?:>>?|<)(?:&\d+|&-)?(.*)$")
 _OPERATORS = ("&&", "||", ";", "|", "&", "\n")
+
+# When a sayer's line is printed (`Act.says`): whatever the acts before it did, only when they
+# all went well (`test -f x && echo OK`), only when one failed (`ls build || echo "No build"`).
+ALWAYS, THEN, ELSE = "always", "then", "else"
+# Words of the shell's grammar that open or close a step (`do (curl …`, `done`, `fi`): the
+# program is the word after them, if any.
+_KEYWORDS = frozenset(
+    ("do", "done", "then", "else", "elif", "fi", "if", "while", "until", "!", "{", "}")
+)
+# Steps that say where or when the act runs, not what it is.
+_SETTINGS = frozenset(("cd", "pushd", "popd", "sleep", "wait", "for", "case", "esac"))
+_WORLDS = 6  # acts of one `&&`/`||` list whose outcomes are tried together (2**6 at most)
 
 
 def words(command: str) -> list[str]:
@@ -220,12 +233,14 @@ class Act:
         return bool(self.runner)
 
     __slots__ = (
+        "acts",
         "background",
         "hides_exit",
         "key",
         "program",
         "programs",
         "runner",
+        "says",
         "waits",
         "writes",
     )
@@ -241,6 +256,13 @@ class Act:
         # act's own program said is in its output, not in the exit code.
         self.hides_exit = False
         self.background = False  # it ends with `&`: started, not finished
+        # The lines its sayers print in their own words (`echo "No build directory"`), each
+        # with when it is printed: ALWAYS whatever the acts did, THEN only if they all went
+        # well, ELSE only if one failed (`ls build || echo "No build directory"`).
+        self.says: tuple[tuple[str, str], ...] = ()
+        # The programs of each pipeline that acts (not a sayer, not where or when it runs:
+        # `cd`, `sleep`, a loop's header): ("lsof", "grep") for `lsof -i :80 | grep LISTEN`.
+        self.acts: tuple[tuple[str, ...], ...] = ()
 
 
 def _runner(core: list[str]) -> str:
@@ -317,6 +339,9 @@ def _read(command: str) -> Act:
             fed.add(len(kept) - 1)  # it feeds this step its words: this step acts
         kept.append((before, core))
     act.programs = frozenset(programs)
+    if programs & _SAYERS:  # most commands say nothing of their own: read no further
+        act.says = _says(parsed)
+        act.acts = _acts(parsed) if act.says else ()
     acting = [core for i, (_, core) in enumerate(kept) if i not in fed]
     if not acting:
         return act
@@ -327,3 +352,103 @@ def _read(command: str) -> Act:
         parts.append((f" {before} " if before and parts else "") + " ".join(core))
     act.key = "".join(parts)[:KEY_CAP]
     return act
+
+
+def _printed(step: list[str], core: list[str]) -> tuple[str, ...] | None:
+    """The lines a sayer prints in its own words (`echo "No build directory"`), () for none
+    (`true`, `echo x > file`), None when they are not its own (`echo "$x"`, a format)."""
+    for word in step:
+        if word[:1] in "1>&" and ">" in word and not word.endswith(("&2", "&1")):
+            return ()  # `echo x > status.txt`, `echo x &>/dev/null`: into a file, not the output
+    name, args = core[0], core[1:]
+    if any("$" in arg or "`" in arg for arg in args):
+        return None  # an expansion prints what the world holds, not the command's words
+    if name == "echo":
+        while args and args[0] in ("-n", "-e", "-E", "-ne", "-en"):
+            args = args[1:]
+        text = " ".join(args)
+    elif name == "printf":
+        if not args or "%" in args[0].replace("%%", ""):
+            return None
+        text = args[0].replace("%%", "%")
+    else:
+        return ()
+    # `echo -e`, zsh's echo and printf end a line at `\n`; bash's echo prints it: both.
+    lines = {text, *text.replace("\\n", "\n").replace("\\t", " ").splitlines()}
+    return tuple(sorted(line.strip() for line in lines if line.strip()))
+
+
+def _says(parsed: list[tuple[str, list[str]]]) -> tuple[tuple[str, str], ...]:
+    """The lines a command's sayers print in their own words, each with when (ALWAYS, THEN,
+    ELSE): each `&&`/`||` list is run in every world of its acts' outcomes (the shell's own
+    rules: `a && b || c` runs `c` when `a` or `b` failed), and a sayer is read by the worlds
+    it ran in."""
+    lists: list[list[tuple[str, list[list[str]]]]] = []  # pipelines: (operator, stages)
+    for before, step in parsed:
+        if before == "|" and lists:
+            lists[-1][-1][1].append(step)
+        elif before in ("&&", "||") and lists:
+            lists[-1].append((before, [step]))
+        else:
+            lists.append([("", [step])])
+    out: list[tuple[str, str]] = []
+    for pipes in lists:
+        said: dict[int, tuple[str, ...]] = {}
+        failing: set[int] = set()  # sayers that fail (`false`)
+        acts: list[int] = []
+        for at, (_, stages) in enumerate(pipes):
+            core = unwrapped(stages[0]) if len(stages) == 1 else []
+            if core and core[0] in _SAYERS:
+                lines = _printed(stages[0], core)
+                said[at] = lines or ()
+                if core[0] == "false":
+                    failing.add(at)
+            else:
+                acts.append(at)
+        if not any(said.values()) or len(acts) > _WORLDS:
+            continue
+        everywhere = set(said)
+        ran_well: set[int] = set()
+        ran_ever: set[int] = set()
+        for world in range(1 << len(acts)):
+            went = {at: bool(world >> i & 1) for i, at in enumerate(acts)}
+            status, ran = True, set()
+            for at, (op, _) in enumerate(pipes):
+                if (op == "&&" and not status) or (op == "||" and status):
+                    continue
+                ran.add(at)
+                status = went.get(at, at not in failing)  # a sayer: `false` fails
+            everywhere &= ran
+            ran_ever |= ran
+            if world == (1 << len(acts)) - 1:
+                ran_well = ran
+        for at, lines in said.items():
+            when = ALWAYS if at in everywhere else THEN if at in ran_well else ELSE
+            if at in ran_ever:
+                out.extend((when, line) for line in lines)
+    return tuple(out)
+
+
+def _program(stage: list[str]) -> str:
+    """The program a pipeline's stage runs, past the shell's keywords and parentheses
+    (`do (curl -s …` runs curl), '' for none or one that only says where or when."""
+    core = unwrapped(stage)
+    while core and (core[0] in _KEYWORDS or core[0][:1] == "("):
+        if core[0][:1] == "(" and core[0].strip("("):
+            core = [core[0].lstrip("("), *core[1:]]
+            break
+        core = core[1:]
+    name = core[0].rsplit("/", 1)[-1].rstrip(")") if core else ""
+    return "" if name in _SETTINGS or name in _SAYERS or name in _KEYWORDS else name[:80]
+
+
+def _acts(parsed: list[tuple[str, list[str]]]) -> tuple[tuple[str, ...], ...]:
+    """The programs of each pipeline that acts (`Act.acts`)."""
+    pipes: list[list[str]] = []
+    for before, step in parsed:
+        if before != "|" or not pipes:
+            pipes.append([])
+        name = _program(step)
+        if name:
+            pipes[-1].append(name)
+    return tuple(tuple(pipe) for pipe in pipes if pipe)

@@ -255,7 +255,8 @@ def context_cost(tool: str, tool_input: dict, response: object, error: str) -> i
 def found_nothing(tool: str, tool_input: dict, response: object, error: str) -> bool:
     """Whether a search or listing answered "nothing": Grep or Glob with no file or line, a
     Read of a file that does not exist, or a shell search that printed nothing (grep's exit 1
-    with no output included)."""
+    with no output included), or whose whole output is what its sayers print whatever the
+    questions before them answered."""
     if tool == "Read":
         # A guessed path that is not there is an answer too: the same guess again, with
         # nothing written between, is asking what the world already answered.
@@ -267,9 +268,19 @@ def found_nothing(tool: str, tool_input: dict, response: object, error: str) -> 
         return (files == 0 or lines == 0) and not response.get("content")
     if tool != "Bash" or not isinstance(tool_input.get("command"), str):
         return False
+    from metacog.perception.hidden import EMPTY, own_words
     from metacog.perception.shell import SEEKERS, first_word
 
     command = tool_input["command"]
+    if not error and isinstance(response, dict):
+        # Questions that printed nothing but the command's own words (`…; echo "Scan
+        # complete"` and only that, a search's fallback: `… | grep x || echo "none"`): the
+        # world answered nothing.
+        output = "\n".join(
+            v for v in (response.get("stdout"), response.get("stderr")) if isinstance(v, str)
+        )
+        if own_words(command, output) == EMPTY:
+            return True
     head = first_word(command)
     if head not in SEEKERS or " -q" in command or "--quiet" in command:
         return False  # `grep -q` says it found something by printing nothing

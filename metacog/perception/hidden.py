@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-from metacog.perception.shell import READERS, first_word
+from metacog.perception.act import ALWAYS, ELSE, read
+from metacog.perception.shell import QUESTIONS, READERS, first_word
 from metacog.perception.tools import DELEGATING_TOOLS, POLLING_TOOLS
 
 SCAN_CAP = 20000  # characters of output looked at (the end: where runners summarize)
@@ -74,8 +75,6 @@ def complaint(command: str, output: str) -> str:
     command ran (`_SIGNED`): its own failure, which the plumbing's exit 0 does not undo; ''
     for none. Without such plumbing the exit status is the program's own, and a signed line
     is what it says of a run that went well (`nginx: … syntax is ok`)."""
-    from metacog.perception.act import read
-
     lines = [line for line in output.splitlines() if any(c.isalnum() for c in line[:LINE_CAP])]
     if not lines or len(lines) > COMPLAINT_LINES:
         return ""
@@ -88,6 +87,40 @@ def complaint(command: str, output: str) -> str:
         if signed and signed.group(1) in names:
             return "\n".join(line[:LINE_CAP].strip() for line in lines)
     return ""
+
+
+FAILED, EMPTY = "failed", "empty"  # what a command's own words say of its acts (`own_words`)
+# Programs whose failure says "no match" (`grep`'s exit 1): behind a fallback, nothing found.
+_MATCHERS = frozenset(("grep", "egrep", "fgrep", "rg", "ag", "pgrep"))
+
+
+def own_words(command: str, output: str) -> str:
+    """What a command's whole output says when it is only its sayers' own words (metacog.
+    perception.act's `says`): FAILED when a fallback's line is among them (`ls build ||
+    echo "No build directory"` printing only that: the act before it failed), EMPTY when the
+    act that failed was a search (`lsof -i :80 | grep LISTEN || echo "Nothing listening"`:
+    no match), or when questions printed nothing but what is printed whatever they did
+    (`…; echo "Scan complete"` and only that); '' when anything else was printed, or the
+    command says nothing of its own."""
+    act = read(command)
+    if not act.says:
+        return ""
+    lines = [line.strip() for line in output[-SCAN_CAP:].splitlines() if line.strip()]
+    when: dict[str, set[str]] = {}
+    for branch, line in act.says:
+        when.setdefault(line, set()).add(branch)
+    if not lines or any(line not in when for line in lines):
+        return ""  # something the world said
+    if any(when[line] == {ELSE} for line in lines):
+        searched = act.acts and all(pipe[-1] in _MATCHERS for pipe in act.acts)
+        return EMPTY if searched else FAILED
+    if act.writes or act.background or not all(ALWAYS in when[line] for line in lines):
+        return ""
+    # Only questions asked (each pipeline reads or looks for something): what they printed
+    # was nothing. A command that does something (`kill 42; echo done`) prints nothing when
+    # it went well.
+    asked = act.acts and all(any(p in QUESTIONS for p in pipe) for pipe in act.acts)
+    return EMPTY if asked else ""
 
 
 def hidden_failure(tool: str, tool_input: dict, response: object) -> str:
@@ -121,6 +154,10 @@ def hidden_failure(tool: str, tool_input: dict, response: object) -> str:
     if not isinstance(command, str):
         return ""
     said = complaint(command, output)
+    if not said and own_words(command, output) == FAILED:
+        # Only a fallback's own words (`ls build 2>/dev/null || echo "No build directory"`):
+        # the act before it failed, whatever exit status the fallback left.
+        said = output.strip()
     if said or first_word(command) in READERS or not _RUNNERS.search(command[:500]):
         return said
     return _runner_failure(output)
