@@ -51,6 +51,13 @@ _FAILURE = re.compile(
     r"失败|错误|无法|仍|问题|未|失敗|エラー|まだ|できません|問題",
     re.IGNORECASE,
 )
+# What a look at a service or a process can contradict: a claim that it runs (a look that
+# found nothing running says nothing against "the job is complete").
+_RUNNING = re.compile(
+    r"\b(?:running|runs|online|operational|active|live|listening|serving|healthy|started|"
+    r"alive|(?:is|are|'s|all) up)\b|运行中|正在运行|在运行|已启动|启动成功|在线|稼働|起動し|実行中",
+    re.IGNORECASE,
+)
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|[\n。！？]+")
 
 
@@ -295,36 +302,59 @@ def _ran(latest: dict, command: str, text: str, is_error: bool, result: object) 
             named = list(checks.words(segment)) or named
         elif kind == checks.TEST:  # `cargo test`, with whatever flags and variables
             named = [checks.runner(command) or " ".join(named)]
-        key, words = f"{kind}:{' '.join(named)}", checks.words(command)
+        key, words = f"{kind}:{' '.join(named)}", checks.words(checks.unheredoc(command))
     else:
         # A command that checks nothing is evidence only as the script it runs: a message
-        # names that (`./run-agents.sh`), not a program on the PATH.
-        script = checks.script(command).rsplit("/", 1)[-1]
+        # names that (`./run-agents.sh`), not a program on the PATH; or as the result it
+        # promised (`rm … && echo "Cleaned temporary files"`) and never printed.
+        script = checks.script_name(command)
         if not script or checks.asks(command):
-            return None
-        kind, key, words = "command", "command:" + script, checks.script_words(script)
-    error = _failure(command, text, is_error, result, kind)
+            promise = checks.promised(command)
+            if not promise or not is_error:
+                latest.pop("promise:" + promise, None)  # it printed it this time
+                return None
+            kind, key, words = PROMISE, "promise:" + promise, (promise,)
+        else:
+            kind, key, words = "command", "command:" + script, checks.script_words(script)
+        segment = command
+    error, about = _failure(command, segment, text, is_error, result, kind)
     latest.pop(key, None)
     if not error:
         return None
-    _put(latest, Evidence(kind, key, command[:COMMAND_KEEP], error, words))
+    if about:  # a look that found some of what it looked for: it speaks of the rest alone
+        kind, words = checks.PROCESS, about
+    kept = " ".join(checks.unheredoc(command).split())[:COMMAND_KEEP]  # no file's text kept
+    _put(latest, Evidence(kind, key, kept, error, words))
     return latest.get(key)
 
 
-def _failure(command: str, text: str, is_error: bool, result: object, kind: str) -> str:
-    """What a shell call's result says failed ('' for nothing): its error, a runner's failure
-    under exit 0 (metacog.perception.hidden), a script's own failure line, a service found down."""
+# A failed command's own word for what it would have done (`&& echo "✅ Cleaned temporary
+# files"`): a final message that says it again claims what never happened.
+PROMISE = "promise"
+
+
+def _failure(
+    command: str, segment: str, text: str, is_error: bool, result: object, kind: str
+) -> tuple[str, tuple[str, ...]]:
+    """What a shell call's result says failed ('' for nothing), and what it is about where
+    that is less than the whole check (a look that found some things up, others down): its
+    error, a runner's failure under exit 0 (metacog.perception.hidden), a script's own
+    failure line, a fallback `|| echo` that printed, a service found down."""
     from metacog.perception.hidden import hidden_failure
 
     if is_error:
-        return "" if text.startswith(GUARDS) else text
+        return ("" if text.startswith(GUARDS) else text), ()
+    if kind in checks.LOOKS:
+        part = checks.partly_down(segment, text)
+        if part[0]:
+            return part
     response = result if isinstance(result, dict) else {"stdout": text}
     error = hidden_failure("Bash", {"command": command}, response)
-    if not error:
-        error = checks.says_failed(text) if not checks.asks(command) else ""
+    if not error and not checks.asks(segment):
+        error = checks.says_failed(text) or checks.fell_back(command, text)
     if not error and kind in checks.LOOKS:
-        error = checks.down(command, text)
-    return error
+        error = checks.down(segment, text)
+    return error, ()
 
 
 # Runners list what to fix: an edit after one is taken for the fix, and its failure no longer
@@ -354,20 +384,27 @@ def _started(latest: dict) -> None:
 
 
 def _names(sentence: str, ev: Evidence) -> bool:
-    """Whether a sentence speaks of the thing the evidence is about."""
+    """Whether a sentence speaks of the thing the evidence is about (of a promise: says
+    each of its words)."""
     lowered = sentence.lower()
-    for word in (*checks.KIND_WORDS.get(ev.kind, ()), *ev.words):
-        if not word:
-            continue  # an edit of no file names nothing (and "" is found everywhere)
-        at = lowered.find(word)
-        while at >= 0:
-            end = at + len(word)
-            if not word.isascii() or (
-                (at == 0 or not lowered[at - 1].isalnum())
-                and (end == len(lowered) or not lowered[end].isalnum())
-            ):
-                return True
-            at = lowered.find(word, at + 1)
+    if ev.kind == PROMISE:
+        return all(_has(lowered, word) for word in " ".join(ev.words).split())
+    return any(_has(lowered, word) for word in (*checks.KIND_WORDS.get(ev.kind, ()), *ev.words))
+
+
+def _has(lowered: str, word: str) -> bool:
+    """Whether a lower-cased sentence holds the word (an ASCII one whole)."""
+    if not word:
+        return False  # an edit of no file names nothing (and "" is found everywhere)
+    at = lowered.find(word)
+    while at >= 0:
+        end = at + len(word)
+        if not word.isascii() or (
+            (at == 0 or not lowered[at - 1].isalnum())
+            and (end == len(lowered) or not lowered[end].isalnum())
+        ):
+            return True
+        at = lowered.find(word, at + 1)
     return False
 
 
@@ -379,7 +416,10 @@ def contradicted(message: str, found: list[Evidence]) -> Evidence | None:
         named = [s for s in sentences if _names(s, ev)]
         if any(_FAILURE.search(s) for s in named):
             continue  # it says what failed
-        if any(_SUCCESS.search(s) for s in named):
+        if named and ev.kind == PROMISE:
+            return ev  # saying the promise again is the claim
+        claims = _RUNNING if ev.kind in checks.LOOKS else _SUCCESS
+        if any(claims.search(s) for s in named):
             return ev
     return None
 
@@ -392,6 +432,11 @@ def observation(ev: Evidence, subagent: bool = False) -> str:
         return (
             f"metacog: your edit of `{_short(ev.command, 60)}` was refused (`{line}`) and not "
             f"made since, yet {whose} reads as done. What is true now?"
+        )
+    if ev.kind == PROMISE:
+        return (
+            f"metacog: the last `{_short(ev.command, 80)}` failed (`{line}`): its "
+            f'"{_short(ev.words[0], 60)}" never printed, yet {whose} says so. What is true now?'
         )
     when = (
         "not run again since your last edit"
@@ -418,9 +463,8 @@ def judge(path: str, message: str, sidechain: bool = False) -> Evidence | None:
     last text."""
     seen = steps(read_end(path), sidechain)
     message = message or seen.message
-    if not message.strip() or not _SUCCESS.search(message[:MESSAGE_CAP]):
-        return None
-    return contradicted(message, evidence(seen.calls))
+    found = evidence(seen.calls)
+    return contradicted(message, found) if found and message.strip() else None
 
 
 AGENTS_KEPT = 8  # subagents whose evidence a session keeps at once
@@ -449,9 +493,8 @@ def last_message(path: str, sidechain: bool = False) -> str:
 
 def holds(message: str, memory: dict) -> Evidence | None:
     """The evidence in `memory` the final message contradicts, None for none."""
-    if not message.strip() or not _SUCCESS.search(message[:MESSAGE_CAP]):
-        return None
-    return contradicted(message, found(memory))
+    kept = found(memory)
+    return contradicted(message, kept) if kept and message.strip() else None
 
 
 def said_before(st: dict, ev: Evidence) -> bool:
