@@ -64,7 +64,7 @@ _SENTENCES = re.compile(r"(?<=[.!?])\s+|[\n。！？]+")
 class Evidence:
     """What the session last showed of one thing: a check that failed, a refused edit."""
 
-    __slots__ = ("after_edit", "command", "edited", "key", "kind", "line", "words")
+    __slots__ = ("after_edit", "command", "edited", "key", "kind", "line", "run", "words")
 
     def __init__(self, kind: str, key: str, command: str, line: str, words: tuple) -> None:
         self.kind = kind  # a checks kind, "edit" (refused, not redone) or "command"
@@ -73,6 +73,7 @@ class Evidence:
         self.line = line  # what its result said (then, once it is evidence, the line that failed)
         self.edited = False  # an edit came after it: the latest run, not after the last edit
         self.after_edit = False  # an edit came before it: the run after the last edit
+        self.run = 0  # which run of the session's commands it was (a rerun is new evidence)
         self.words = words  # what a message names when it speaks of it
 
 
@@ -232,11 +233,13 @@ def observe(
     else:
         command = tool_input.get("command") if tool == "Bash" else None
         if isinstance(command, str) and command.strip() and not text.startswith(PERSON):
+            runs = (memory.get("runs") if isinstance(memory.get("runs"), int) else 0) + 1
+            memory["runs"] = runs
             ev = _ran(latest, command, text, is_error, result)
             if ev is not None:
-                ev.after_edit = edits > 0
+                ev.after_edit, ev.run = edits > 0, runs
     memory["latest"] = {
-        k: [ev.kind, ev.command, ev.line, list(ev.words), ev.edited, ev.after_edit]
+        k: [ev.kind, ev.command, ev.line, list(ev.words), ev.edited, ev.after_edit, ev.run]
         for k, ev in list(latest.items())[-KEPT:]
         if ev is not None
     }
@@ -266,7 +269,7 @@ def _records(memory: dict) -> dict:
         k: v
         for k, v in latest.items()
         if isinstance(v, list)
-        and len(v) == 6
+        and len(v) in (6, 7)  # 6: kept before runs were numbered
         and all(isinstance(x, str) for x in v[:3])
         and isinstance(v[3], list)
     }
@@ -275,6 +278,7 @@ def _records(memory: dict) -> dict:
 def _loaded(key: str, record: list) -> Evidence:
     ev = Evidence(record[0], key, record[1], record[2], tuple(str(w) for w in record[3]))
     ev.edited, ev.after_edit = record[4] is True, record[5] is True
+    ev.run = record[6] if len(record) == 7 and isinstance(record[6], int) else 0
     return ev
 
 
@@ -301,7 +305,7 @@ def _ran(latest: dict, command: str, text: str, is_error: bool, result: object) 
         if kind in checks.LOOKS:  # `ps aux | grep vite` looks at vite
             named = list(checks.words(segment)) or named
         elif kind == checks.TEST:  # `cargo test`, with whatever flags and variables
-            named = [checks.runner(command) or " ".join(named)]
+            named = [checks.runner(command) or checks.runner(segment) or " ".join(named)]
         key, words = f"{kind}:{' '.join(named)}", checks.words(checks.unheredoc(command))
     else:
         # A command that checks nothing is evidence only as the script it runs: a message
@@ -340,12 +344,13 @@ def _failure(
     that is less than the whole check (a look that found some things up, others down): its
     error, a runner's failure under exit 0 (metacog.perception.hidden), a script's own
     failure line, a fallback `|| echo` that printed, a service found down."""
+    from metacog.perception.action import plain
     from metacog.perception.hidden import hidden_failure
 
     if is_error:
         return ("" if text.startswith(GUARDS) else text), ()
     if kind in checks.LOOKS:
-        part = checks.partly_down(segment, text)
+        part = checks.partly_down(segment, str(plain(text)))
         if part[0]:
             return part
     response = result if isinstance(result, dict) else {"stdout": text}
@@ -501,7 +506,8 @@ def said_before(st: dict, ev: Evidence) -> bool:
     """Whether this evidence was said already in the session; remembers it if not."""
     import zlib
 
-    mark = zlib.crc32(f"{ev.key}\x00{ev.line}".encode("utf-8", "replace"))
+    # The same run said once; a later run that shows the same again is evidence again.
+    mark = zlib.crc32(f"{ev.key}\x00{ev.line}\x00{ev.run}".encode("utf-8", "replace"))
     memory = st.get("turn_end")
     memory = memory if isinstance(memory, dict) else {}
     said = memory.get("said")

@@ -143,6 +143,8 @@ def kind(command: str) -> tuple[str, str]:
         head = " ".join(words[:3])
         if not head:
             continue
+        if test_command(segment):  # after a step that is no check (`python3 - <<'PY' … PY`)
+            return TEST, segment
         if _LINTS.match(head):
             return LINT, segment
         if _BUILDS.match(head):
