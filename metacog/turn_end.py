@@ -497,8 +497,14 @@ def last_message(path: str, sidechain: bool = False) -> str:
 
 
 def holds(message: str, memory: dict) -> Evidence | None:
-    """The evidence in `memory` the final message contradicts, None for none."""
-    kept = found(memory)
+    """The evidence in `memory` the final message contradicts, None for none: what this
+    turn's runs showed (a run an earlier turn's end already followed is that turn's
+    business; a final message recapping the session names it without claiming it anew).
+    A refused edit never made stands until it is made."""
+    before = memory.get("ended_at") if isinstance(memory.get("ended_at"), int) else 0
+    runs = memory.get("runs") if isinstance(memory.get("runs"), int) else 0
+    memory["ended_at"] = runs
+    kept = [ev for ev in found(memory) if ev.kind == "edit" or ev.run > before]
     return contradicted(message, kept) if kept and message.strip() else None
 
 
