@@ -218,13 +218,17 @@ def observe(
     run failed. Only what failed is kept: its command, and its failing line normalized."""
     latest = {k: _loaded(k, v) for k, v in _records(memory).items()}
     edits = memory.get("edits") if isinstance(memory.get("edits"), int) else 0
+    runs = (memory.get("runs") if isinstance(memory.get("runs"), int) else 0) + 1
+    memory["runs"] = runs  # calls observed: which turn a piece of evidence came in
     if tool in EDIT_TOOLS:
         path = tool_input.get("file_path") or tool_input.get("notebook_path") or ""
         name = path.rsplit("/", 1)[-1] if isinstance(path, str) else ""
         if is_error and text.lstrip().startswith(REFUSAL_TAG):
             if name:
                 stem = name.split(".", 1)[0].lower()
-                _put(latest, Evidence("edit", "edit:" + name, name, text, (name.lower(), stem)))
+                ev = Evidence("edit", "edit:" + name, name, text, (name.lower(), stem))
+                ev.run = runs
+                _put(latest, ev)
         elif not is_error:
             latest.pop("edit:" + name, None)
             if not name.endswith(DOC_EXTENSIONS):
@@ -233,8 +237,6 @@ def observe(
     else:
         command = tool_input.get("command") if tool == "Bash" else None
         if isinstance(command, str) and command.strip() and not text.startswith(PERSON):
-            runs = (memory.get("runs") if isinstance(memory.get("runs"), int) else 0) + 1
-            memory["runs"] = runs
             ev = _ran(latest, command, text, is_error, result)
             if ev is not None:
                 ev.after_edit, ev.run = edits > 0, runs
@@ -504,7 +506,7 @@ def holds(message: str, memory: dict) -> Evidence | None:
     before = memory.get("ended_at") if isinstance(memory.get("ended_at"), int) else 0
     runs = memory.get("runs") if isinstance(memory.get("runs"), int) else 0
     memory["ended_at"] = runs
-    kept = [ev for ev in found(memory) if ev.kind == "edit" or ev.run > before]
+    kept = [ev for ev in found(memory) if ev.run > before]
     return contradicted(message, kept) if kept and message.strip() else None
 
 

@@ -286,7 +286,8 @@ def down(command: str, output: str) -> str:
 # The state a status line gives a thing (`Status: ● RUNNING`, `Active: inactive (dead)`):
 # down first, so that "NOT RUNNING" is not read as running.
 _STATE_DOWN = re.compile(
-    r"\b(?:not running|not active|stopped|inactive|down|offline|dead|exited|failed)\b", re.IGNORECASE
+    r"\b(?:not running|not active|stopped|inactive|down|offline|dead|exited|failed)\b",
+    re.IGNORECASE,
 )
 _STATE_UP = re.compile(r"\b(?:running|active|up|online|healthy|listening)\b", re.IGNORECASE)
 _HEADER = re.compile(r"^\s*\[([^\]]{3,60})\]\s*$|^\s*([^:]{3,60}):\s*$")
@@ -305,7 +306,10 @@ def partly_down(command: str, output: str) -> tuple[str, tuple[str, ...]]:
         lines = [line.lower() for line in output.splitlines() if "grep" not in line]
         missing = [w for w in wanted if not any(w.lower() in line for line in lines)]
         if lines and missing and len(missing) < len(wanted):
-            return f"no process matching {', '.join(missing)}", words(" ".join(missing))
+            named = [m.lower() for m in missing]
+            # ultra_hybrid: "ultra hybrid" too
+            named += [" ".join(re.split(r"[_-]+", m)) for m in named]
+            return f"no process matching {', '.join(missing)}", tuple(dict.fromkeys(named))
         return "", ()
     shapes: dict[str, list[bool]] = {}
     downs: list[tuple[str, str, str]] = []
@@ -327,7 +331,9 @@ def partly_down(command: str, output: str) -> tuple[str, tuple[str, ...]]:
     partial = [d for d in downs if not all(shapes[d[0]]) and d[1]]
     if not partial:
         return "", ()
-    said = "; ".join(f"[{label}] {line}" if label not in line else line for _, label, line in partial)
+    said = "; ".join(
+        f"[{label}] {line}" if label not in line else line for _, label, line in partial
+    )
     labels = dict.fromkeys(" ".join(label.lower().split()) for _, label, _ in partial)
     return said[:160], tuple(labels)[:WORDS_CAP]
 
