@@ -5,7 +5,8 @@ check, metacog.perception.checks, an edit refused and not made since, a script w
 run failed; only what failed, normalized). At Stop (and a subagent's SubagentStop) the final
 message (`last_assistant_message`, FACTS.md; the transcript's last text where a payload lacks
 it) is read for a sentence that claims success of the very thing a failed check looked at, and
-no sentence naming that failure: then one observation is said. The same evidence is never
+no sentence naming that failure: then one observation is said. A turn end holds the evidence
+of its own turn's calls (an earlier turn's end followed the earlier ones). The same evidence is never
 said twice, and nothing is said while Claude Code reports a Stop hook already kept the turn
 going (`stop_hook_active`). The transcript is not the evidence: at a Stop it may not hold the
 turn's last results yet (measured, docs/turn-end.md).
