@@ -4,6 +4,7 @@ session read for claims through the real hook, a Stop at each turn end, and comp
     python benchmarks/bench_claims.py [TRANSCRIPTS_DIR] [--json] [--texts]
     python benchmarks/bench_claims.py --hook   (the Stop through hooks/run.sh, against a bare start)
     python benchmarks/bench_claims.py --unread (what it says in the sessions not read for claims)
+    python benchmarks/bench_claims.py --loro   (each repository scored as the one left out)
 
 The sessions and their labels (CLAIMS.jsonl, protocol in LABELS.md's last section) live
 beside this repository in ../shared/transcripts. A turn end is the main agent's last message
@@ -15,8 +16,11 @@ says, which is a claim's `at`. Then:
   check (the command of `check_at`, or another run of the same command, or its file);
 - every Stop that spoke at a turn end with no claim is a false stop (per 100 turn ends), and
   its text is listed (`--texts` lists every text said);
-- per repository: the same figures, for a leave-one-repository-out reading (nothing here is
-  fitted to the labels: no threshold is learned from them);
+- per repository: the same figures; `--loro` scores each repository as the one left out,
+  with whatever is fitted chosen on the others. Nothing in metacog/turn_end.py is fitted to the
+  labels (no threshold is learned from them), so each held-out figure is its in-sample one;
+  `--loro` says so and prints, besides, the totals without each repository (what the rules
+  score where they were not read);
 - the Stop path's time: each Stop handler call's time during the replays, as a ratio to a bare
   interpreter start measured in the same run.
 """
@@ -36,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.score_labels import entries
 from metacog import handlers
+from metacog.perception.checks import unheredoc
 from metacog.replay import replay
 
 DEFAULT_DIR = ROOT.parent / "shared" / "transcripts"
@@ -79,7 +84,7 @@ def names_check(text: str, command: str) -> bool:
     said = " ".join(quoted(text).split())
     if not said:
         return False
-    shown = " ".join(command.split())
+    shown = " ".join(unheredoc(command).split())  # the text quotes a command without its heredocs
     return shown.startswith(said) or shown.rsplit("/", 1)[-1] == said
 
 
@@ -155,6 +160,37 @@ def unread(folder: Path, read: set[str]) -> int:
         f"sessions not read for claims: {said} said at {ends} turn ends ({100 * said / max(ends, 1):.2f} per 100)"
     )
     return 0
+
+
+def loro(per_repo: dict) -> int:
+    """Leave-one-repository-out: each repository scored as the held-out one. Nothing in the
+    turn end is fitted (no threshold, no learned weight: FITTED is empty), so the rules
+    chosen on the other repositories are the same rules and the held-out figure is the
+    repository's own; the totals without it show what the rest scores alone."""
+    print(f"fitted on the other repositories: {', '.join(FITTED) or 'nothing (fixed rules)'}")
+    print("held out: caught/claims, sure caught/sure, false stops/turn ends | the rest without it")
+    names = sorted(per_repo)
+    for name in names:
+        held = per_repo[name]
+        rest = defaultdict(int)
+        for other in names:
+            if other != name:
+                for key in ("caught", "claims", "caught_sure", "sure", "false", "ends"):
+                    rest[key] += per_repo[other][key]
+        if held["claims"] or held["false"]:
+            print(
+                f"  {name}: {held['caught']}/{held['claims']}, {held['caught_sure']}/{held['sure']}, "
+                f"{held['false']}/{held['ends']} | {rest['caught']}/{rest['claims']}, "
+                f"{rest['caught_sure']}/{rest['sure']}, {rest['false']}/{rest['ends']}"
+            )
+    quiet = [n for n in names if not (per_repo[n]["claims"] or per_repo[n]["false"])]
+    print(f"  {len(quiet)} more repositories: no claim, no false stop")
+    return 0
+
+
+# What bench_claims would choose on the other repositories before scoring the held-out one:
+# the turn end has no threshold or weight learned from labels.
+FITTED: tuple[str, ...] = ()
 
 
 def main(argv: list[str]) -> int:
@@ -262,6 +298,8 @@ def main(argv: list[str]) -> int:
     }
     figures["stop_ratio_median"] = round(figures["stop_ms_median"] / figures["bare_start_ms"], 3)
     figures["stop_ratio_p95"] = round(figures["stop_ms_p95"] / figures["bare_start_ms"], 3)
+    if "--loro" in argv:
+        return loro(per_repo)
     if "--json" in argv:
         print(json.dumps({"figures": figures, "per_repository": per_repo, "said": said}, indent=1))
         return 0

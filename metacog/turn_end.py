@@ -5,7 +5,8 @@ check, metacog.perception.checks, an edit refused and not made since, a script w
 run failed; only what failed, normalized). At Stop (and a subagent's SubagentStop) the final
 message (`last_assistant_message`, FACTS.md; the transcript's last text where a payload lacks
 it) is read for a sentence that claims success of the very thing a failed check looked at, and
-no sentence naming that failure: then one observation is said. The same evidence is never
+no sentence naming that failure: then one observation is said. A turn end holds the evidence
+of its own turn's calls (an earlier turn's end followed the earlier ones). The same evidence is never
 said twice, and nothing is said while Claude Code reports a Stop hook already kept the turn
 going (`stop_hook_active`). The transcript is not the evidence: at a Stop it may not hold the
 turn's last results yet (measured, docs/turn-end.md).
@@ -51,13 +52,20 @@ _FAILURE = re.compile(
     r"失败|错误|无法|仍|问题|未|失敗|エラー|まだ|できません|問題",
     re.IGNORECASE,
 )
+# What a look at a service or a process can contradict: a claim that it runs (a look that
+# found nothing running says nothing against "the job is complete").
+_RUNNING = re.compile(
+    r"\b(?:running|runs|online|operational|active|live|listening|serving|healthy|started|"
+    r"alive|(?:is|are|'s|all) up)\b|运行中|正在运行|在运行|已启动|启动成功|在线|稼働|起動し|実行中",
+    re.IGNORECASE,
+)
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|[\n。！？]+")
 
 
 class Evidence:
     """What the session last showed of one thing: a check that failed, a refused edit."""
 
-    __slots__ = ("after_edit", "command", "edited", "key", "kind", "line", "words")
+    __slots__ = ("after_edit", "command", "edited", "key", "kind", "line", "run", "words")
 
     def __init__(self, kind: str, key: str, command: str, line: str, words: tuple) -> None:
         self.kind = kind  # a checks kind, "edit" (refused, not redone) or "command"
@@ -66,6 +74,7 @@ class Evidence:
         self.line = line  # what its result said (then, once it is evidence, the line that failed)
         self.edited = False  # an edit came after it: the latest run, not after the last edit
         self.after_edit = False  # an edit came before it: the run after the last edit
+        self.run = 0  # which run of the session's commands it was (a rerun is new evidence)
         self.words = words  # what a message names when it speaks of it
 
 
@@ -210,13 +219,17 @@ def observe(
     run failed. Only what failed is kept: its command, and its failing line normalized."""
     latest = {k: _loaded(k, v) for k, v in _records(memory).items()}
     edits = memory.get("edits") if isinstance(memory.get("edits"), int) else 0
+    runs = (memory.get("runs") if isinstance(memory.get("runs"), int) else 0) + 1
+    memory["runs"] = runs  # calls observed: which turn a piece of evidence came in
     if tool in EDIT_TOOLS:
         path = tool_input.get("file_path") or tool_input.get("notebook_path") or ""
         name = path.rsplit("/", 1)[-1] if isinstance(path, str) else ""
         if is_error and text.lstrip().startswith(REFUSAL_TAG):
             if name:
                 stem = name.split(".", 1)[0].lower()
-                _put(latest, Evidence("edit", "edit:" + name, name, text, (name.lower(), stem)))
+                ev = Evidence("edit", "edit:" + name, name, text, (name.lower(), stem))
+                ev.run = runs
+                _put(latest, ev)
         elif not is_error:
             latest.pop("edit:" + name, None)
             if not name.endswith(DOC_EXTENSIONS):
@@ -227,9 +240,9 @@ def observe(
         if isinstance(command, str) and command.strip() and not text.startswith(PERSON):
             ev = _ran(latest, command, text, is_error, result)
             if ev is not None:
-                ev.after_edit = edits > 0
+                ev.after_edit, ev.run = edits > 0, runs
     memory["latest"] = {
-        k: [ev.kind, ev.command, ev.line, list(ev.words), ev.edited, ev.after_edit]
+        k: [ev.kind, ev.command, ev.line, list(ev.words), ev.edited, ev.after_edit, ev.run]
         for k, ev in list(latest.items())[-KEPT:]
         if ev is not None
     }
@@ -259,7 +272,7 @@ def _records(memory: dict) -> dict:
         k: v
         for k, v in latest.items()
         if isinstance(v, list)
-        and len(v) == 6
+        and len(v) in (6, 7)  # 6: kept before runs were numbered
         and all(isinstance(x, str) for x in v[:3])
         and isinstance(v[3], list)
     }
@@ -268,6 +281,7 @@ def _records(memory: dict) -> dict:
 def _loaded(key: str, record: list) -> Evidence:
     ev = Evidence(record[0], key, record[1], record[2], tuple(str(w) for w in record[3]))
     ev.edited, ev.after_edit = record[4] is True, record[5] is True
+    ev.run = record[6] if len(record) == 7 and isinstance(record[6], int) else 0
     return ev
 
 
@@ -294,37 +308,61 @@ def _ran(latest: dict, command: str, text: str, is_error: bool, result: object) 
         if kind in checks.LOOKS:  # `ps aux | grep vite` looks at vite
             named = list(checks.words(segment)) or named
         elif kind == checks.TEST:  # `cargo test`, with whatever flags and variables
-            named = [checks.runner(command) or " ".join(named)]
-        key, words = f"{kind}:{' '.join(named)}", checks.words(command)
+            named = [checks.runner(command) or checks.runner(segment) or " ".join(named)]
+        key, words = f"{kind}:{' '.join(named)}", checks.words(checks.unheredoc(command))
     else:
         # A command that checks nothing is evidence only as the script it runs: a message
-        # names that (`./run-agents.sh`), not a program on the PATH.
-        script = checks.script(command).rsplit("/", 1)[-1]
+        # names that (`./run-agents.sh`), not a program on the PATH; or as the result it
+        # promised (`rm … && echo "Cleaned temporary files"`) and never printed.
+        script = checks.script_name(command)
         if not script or checks.asks(command):
-            return None
-        kind, key, words = "command", "command:" + script, checks.script_words(script)
-    error = _failure(command, text, is_error, result, kind)
+            promise = checks.promised(command)
+            if not promise or not is_error:
+                latest.pop("promise:" + promise, None)  # it printed it this time
+                return None
+            kind, key, words = PROMISE, "promise:" + promise, (promise,)
+        else:
+            kind, key, words = "command", "command:" + script, checks.script_words(script)
+        segment = command
+    error, about = _failure(command, segment, text, is_error, result, kind)
     latest.pop(key, None)
     if not error:
         return None
-    _put(latest, Evidence(kind, key, command[:COMMAND_KEEP], error, words))
+    if about:  # a look that found some of what it looked for: it speaks of the rest alone
+        kind, words = checks.PROCESS, about
+    kept = " ".join(checks.unheredoc(command).split())[:COMMAND_KEEP]  # no file's text kept
+    _put(latest, Evidence(kind, key, kept, error, words))
     return latest.get(key)
 
 
-def _failure(command: str, text: str, is_error: bool, result: object, kind: str) -> str:
-    """What a shell call's result says failed ('' for nothing): its error, a runner's failure
-    under exit 0 (metacog.perception.hidden), a script's own failure line, a service found down."""
+# A failed command's own word for what it would have done (`&& echo "✅ Cleaned temporary
+# files"`): a final message that says it again claims what never happened.
+PROMISE = "promise"
+
+
+def _failure(
+    command: str, segment: str, text: str, is_error: bool, result: object, kind: str
+) -> tuple[str, tuple[str, ...]]:
+    """What a shell call's result says failed ('' for nothing), and what it is about where
+    that is less than the whole check (a look that found some things up, others down): its
+    error, a runner's failure under exit 0 (metacog.perception.hidden), a script's own
+    failure line, a fallback `|| echo` that printed, a service found down."""
+    from metacog.perception.action import plain
     from metacog.perception.hidden import hidden_failure
 
     if is_error:
-        return "" if text.startswith(GUARDS) else text
+        return ("" if text.startswith(GUARDS) else text), ()
+    if kind in checks.LOOKS:
+        part = checks.partly_down(segment, str(plain(text)))
+        if part[0]:
+            return part
     response = result if isinstance(result, dict) else {"stdout": text}
     error = hidden_failure("Bash", {"command": command}, response)
-    if not error:
-        error = checks.says_failed(text) if not checks.asks(command) else ""
+    if not error and not checks.asks(segment):
+        error = checks.says_failed(text) or checks.fell_back(command, text)
     if not error and kind in checks.LOOKS:
-        error = checks.down(command, text)
-    return error
+        error = checks.down(segment, text)
+    return error, ()
 
 
 # Runners list what to fix: an edit after one is taken for the fix, and its failure no longer
@@ -354,20 +392,27 @@ def _started(latest: dict) -> None:
 
 
 def _names(sentence: str, ev: Evidence) -> bool:
-    """Whether a sentence speaks of the thing the evidence is about."""
+    """Whether a sentence speaks of the thing the evidence is about (of a promise: says
+    each of its words)."""
     lowered = sentence.lower()
-    for word in (*checks.KIND_WORDS.get(ev.kind, ()), *ev.words):
-        if not word:
-            continue  # an edit of no file names nothing (and "" is found everywhere)
-        at = lowered.find(word)
-        while at >= 0:
-            end = at + len(word)
-            if not word.isascii() or (
-                (at == 0 or not lowered[at - 1].isalnum())
-                and (end == len(lowered) or not lowered[end].isalnum())
-            ):
-                return True
-            at = lowered.find(word, at + 1)
+    if ev.kind == PROMISE:
+        return all(_has(lowered, word) for word in " ".join(ev.words).split())
+    return any(_has(lowered, word) for word in (*checks.KIND_WORDS.get(ev.kind, ()), *ev.words))
+
+
+def _has(lowered: str, word: str) -> bool:
+    """Whether a lower-cased sentence holds the word (an ASCII one whole)."""
+    if not word:
+        return False  # an edit of no file names nothing (and "" is found everywhere)
+    at = lowered.find(word)
+    while at >= 0:
+        end = at + len(word)
+        if not word.isascii() or (
+            (at == 0 or not lowered[at - 1].isalnum())
+            and (end == len(lowered) or not lowered[end].isalnum())
+        ):
+            return True
+        at = lowered.find(word, at + 1)
     return False
 
 
@@ -379,7 +424,10 @@ def contradicted(message: str, found: list[Evidence]) -> Evidence | None:
         named = [s for s in sentences if _names(s, ev)]
         if any(_FAILURE.search(s) for s in named):
             continue  # it says what failed
-        if any(_SUCCESS.search(s) for s in named):
+        if named and ev.kind == PROMISE:
+            return ev  # saying the promise again is the claim
+        claims = _RUNNING if ev.kind in checks.LOOKS else _SUCCESS
+        if any(claims.search(s) for s in named):
             return ev
     return None
 
@@ -392,6 +440,11 @@ def observation(ev: Evidence, subagent: bool = False) -> str:
         return (
             f"metacog: your edit of `{_short(ev.command, 60)}` was refused (`{line}`) and not "
             f"made since, yet {whose} reads as done. What is true now?"
+        )
+    if ev.kind == PROMISE:
+        return (
+            f"metacog: the last `{_short(ev.command, 80)}` failed (`{line}`): its "
+            f'"{_short(ev.words[0], 60)}" never printed, yet {whose} says so. What is true now?'
         )
     when = (
         "not run again since your last edit"
@@ -418,9 +471,8 @@ def judge(path: str, message: str, sidechain: bool = False) -> Evidence | None:
     last text."""
     seen = steps(read_end(path), sidechain)
     message = message or seen.message
-    if not message.strip() or not _SUCCESS.search(message[:MESSAGE_CAP]):
-        return None
-    return contradicted(message, evidence(seen.calls))
+    found = evidence(seen.calls)
+    return contradicted(message, found) if found and message.strip() else None
 
 
 AGENTS_KEPT = 8  # subagents whose evidence a session keeps at once
@@ -448,17 +500,23 @@ def last_message(path: str, sidechain: bool = False) -> str:
 
 
 def holds(message: str, memory: dict) -> Evidence | None:
-    """The evidence in `memory` the final message contradicts, None for none."""
-    if not message.strip() or not _SUCCESS.search(message[:MESSAGE_CAP]):
-        return None
-    return contradicted(message, found(memory))
+    """The evidence in `memory` the final message contradicts, None for none: what this
+    turn's runs showed (a run an earlier turn's end already followed is that turn's
+    business; a final message recapping the session names it without claiming it anew).
+    A refused edit never made stands until it is made."""
+    before = memory.get("ended_at") if isinstance(memory.get("ended_at"), int) else 0
+    runs = memory.get("runs") if isinstance(memory.get("runs"), int) else 0
+    memory["ended_at"] = runs
+    kept = [ev for ev in found(memory) if ev.run > before]
+    return contradicted(message, kept) if kept and message.strip() else None
 
 
 def said_before(st: dict, ev: Evidence) -> bool:
     """Whether this evidence was said already in the session; remembers it if not."""
     import zlib
 
-    mark = zlib.crc32(f"{ev.key}\x00{ev.line}".encode("utf-8", "replace"))
+    # The same run said once; a later run that shows the same again is evidence again.
+    mark = zlib.crc32(f"{ev.key}\x00{ev.line}\x00{ev.run}".encode("utf-8", "replace"))
     memory = st.get("turn_end")
     memory = memory if isinstance(memory, dict) else {}
     said = memory.get("said")

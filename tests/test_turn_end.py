@@ -269,12 +269,16 @@ def test_a_message_that_names_the_failure_is_left_alone(session: Transcript) -> 
 def test_a_message_that_claims_nothing_of_the_check_is_left_alone(session: Transcript) -> None:
     session.bash("pytest -q", FAILING, failed=True)
     assert ends(session.path, "I looked at auth.py: should the token be refreshed here?") == ""
+    session.bash("pytest -q", FAILING, failed=True)  # each turn end holds its own turn's runs
     assert ends(session.path, "Done: the README is updated.") == ""
+    session.bash("pytest -q", FAILING, failed=True)
+    assert "pytest -q" in ends(session.path, "Done: all tests pass.")
 
 
 def test_a_chinese_claim_is_read_and_a_chinese_acknowledgement_too(session: Transcript) -> None:
     session.bash("pytest -q", FAILING, failed=True)
     assert ends(session.path, "测试仍然失败：token 过期。") == ""
+    session.bash("pytest -q", FAILING, failed=True)
     assert "pytest -q" in ends(session.path, "所有测试通过 ✅")
 
 
@@ -447,3 +451,152 @@ def test_a_broken_turn_end_costs_the_call_nothing(
     assert "nosuchmodule_xyz" in agent_text(replies[-1])  # the senses still spoke
     log = (isolated_home / "state" / "metacog.log").read_text()
     assert "turn-end: RuntimeError('turn end exploded')" in log
+
+
+# Evidence kinds added for issue 40's second look (bench_claims: the missed claims' checks),
+# each beside the look-alike that must stay silent.
+
+
+def kept(session: Transcript) -> dict:
+    """The main agent's evidence as the session's state holds it."""
+    from metacog import paths, state
+
+    with state.Session(paths.state_dir(), session.session) as st:
+        return copy.deepcopy(turn_end.memory(st, "")["latest"])
+
+
+TEST_SCRIPT = (
+    "cat > /tmp/test-knowledge-system.sh << 'EOF'\n#!/bin/bash\nTEST_DIR=/tmp/p\n"
+    'echo "✗ secret body line"\nEOF\nchmod +x /tmp/test-knowledge-system.sh\n'
+    "/tmp/test-knowledge-system.sh"
+)
+
+
+def test_a_test_script_written_and_run_in_one_heredoc_is_a_test_run(session: Transcript) -> None:
+    session.bash(TEST_SCRIPT, "✓ knowledge-init 执行成功\n✗ Git Hook 未自动更新索引\n✅ 测试完成")
+    said = ends(session.path, "### 自动化测试通过")
+    assert "✗ Git Hook 未自动更新索引" in said
+    (record,) = kept(session).values()
+    assert "secret body line" not in record[1]  # the heredoc's body is a file's text: not kept
+    assert len(record[2]) <= turn_end.LINE_KEEP
+
+
+def test_a_heredoc_only_written_and_shown_is_no_run(session: Transcript) -> None:
+    body = "./verify-install.sh\n✗ Git Hook 未自动更新索引"  # a file's lines: not run
+    session.bash(f"cat > /tmp/expected.txt << 'EOF'\n{body}\nEOF\ncat /tmp/expected.txt", body)
+    assert ends(session.path, "### 自动化测试通过") == ""
+
+
+def test_a_script_run_under_a_wrapper_with_arguments_is_the_script(session: Transcript) -> None:
+    session.bash(
+        "timeout 60 ./launch-unified.sh --auto-mode 2>&1 | tee unified.log",
+        "Command timed out after 1m 5.0s Terminated\nBuilding unified agent runtime...",
+        failed=True,
+    )
+    said = ends(session.path, "**launch-unified.sh** compiles and works ✅")
+    assert "`timeout 60 ./launch-unified.sh --auto-mode" in said
+    session.bash("timeout 10 node --version", "Exit code 1\nnode: bad option", failed=True)
+    assert ends(session.path, "node works ✅ and the launcher is ready") == ""
+
+
+PS = 'ps aux | grep -E "(ultra_hybrid|agent_bridge|runtime)" | grep -v grep'
+OLD_BRIDGE = "ubuntu 3421132 0.0 0.0 132652 23116 ? Sl Aug14 0:01 python3 agent_bridge.py"
+
+
+def test_a_process_look_that_found_some_names_speaks_of_the_rest(session: Transcript) -> None:
+    session.bash(PS, OLD_BRIDGE)
+    said = ends(session.path, "✓ Runtime operational with 2 services")
+    assert f"`{PS}`" in said and "`no process matching ultra_hybrid, runtime`" in said
+
+
+def test_a_process_look_says_nothing_of_what_it_found(session: Transcript) -> None:
+    session.bash(PS, OLD_BRIDGE)
+    assert ends(session.path, "The Python agent bridge is running ✓") == ""
+
+
+STATUS = (
+    "[Binary Protocol]\n  Status: ● RUNNING (PID: 3553470)\n[Python Agent Bridge]\n"
+    "  Status: ● RUNNING (PID: 3421132)\n[Unified Runtime]\n  Status: ● NOT RUNNING (optional)\n"
+    "[System Files]\n  Online Flag: ✓ SET"
+)
+
+
+def test_a_status_listing_with_one_thing_down_speaks_of_that_thing(session: Transcript) -> None:
+    session.bash("./STATUS.sh", STATUS)
+    said = ends(session.path, "The unified runtime is running too ✅")
+    assert "[Unified Runtime] Status: ● NOT RUNNING (optional)" in said
+
+
+def test_a_status_listing_with_one_thing_down_says_nothing_of_the_others(
+    session: Transcript,
+) -> None:
+    session.bash("./STATUS.sh", STATUS)
+    assert ends(session.path, "Agent system online: the binary protocol is running ✅") == ""
+
+
+def test_a_look_that_found_nothing_contradicts_only_a_claim_that_it_runs(
+    session: Transcript,
+) -> None:
+    look = 'ps aux | grep -E "workflow|w826lqrue" | grep -v grep'
+    session.bash(look, "")
+    assert ends(session.path, "✅ Workflow 执行成功: the workflow is complete") == ""
+    session.bash(look, "")
+    assert "`no matching process`" in ends(session.path, "The workflow is running ✅")
+
+
+FALLBACK = './ultrathink.sh status 2>/dev/null || echo "Status command works"'
+
+
+def test_a_fallback_echo_that_printed_is_the_scripts_failure(session: Transcript) -> None:
+    session.bash(FALLBACK, "Claude Agents Bridge\nBuild Status:\nStatus command works")
+    said = ends(session.path, "Verified:\n- `./ultrathink.sh status` ✅")
+    assert "its `|| echo` printed: Status command works" in said
+
+
+def test_a_fallback_echo_that_did_not_print_is_no_failure(session: Transcript) -> None:
+    session.bash(FALLBACK, "Claude Agents Bridge\nBuild Status: no builds")
+    assert ends(session.path, "Verified:\n- `./ultrathink.sh status` ✅") == ""
+
+
+CLEAN = 'rm -f /tmp/claude-*-cwd /tmp/*agent* 2>/dev/null && echo "✅ Cleaned temporary files"'
+
+
+def test_a_promise_that_never_printed_contradicts_saying_it(session: Transcript) -> None:
+    session.bash(CLEAN, "Error", failed=True)
+    said = ends(session.path, "## Done\n- All temporary files cleaned")
+    assert said.startswith(f"metacog: the last `{CLEAN[:79]}…` failed (`Error`)")
+    assert '"cleaned temporary files" never printed' in said
+
+
+def test_a_promise_kept_or_not_repeated_is_silent(session: Transcript) -> None:
+    session.bash(CLEAN, "Error", failed=True)
+    assert ends(session.path, "## Done\n- Temporary files: some were protected") == ""
+    session.bash(CLEAN, "Error", failed=True).bash(CLEAN, "✅ Cleaned temporary files")
+    assert ends(session.path, "## Done\n- All temporary files cleaned") == ""
+    session.bash("rm -rf build && echo done", "Error", failed=True)  # one word: no promise
+    assert ends(session.path, "Build folder removed, all done ✅") == ""
+
+
+def test_an_earlier_turns_failure_is_that_turns_business(session: Transcript) -> None:
+    session.bash("./scripts/install-plugin.sh", "Exit code 1\ncp: 'a' and 'a' are the same", True)
+    assert ends(session.path, "I checked the plugin folder: its files are there.") == ""
+    session.prompt("now write the docs").bash("ls docs")
+    assert ends(session.path, "Docs written. Scripts: ✅ install-plugin.sh") == ""
+    session.bash("./scripts/install-plugin.sh", "Exit code 1\ncp: 'a' and 'a' are the same", True)
+    assert "install-plugin.sh" in ends(session.path, "Scripts: ✅ install-plugin.sh")
+
+
+def test_a_rerun_that_shows_the_same_is_said_again(session: Transcript) -> None:
+    session.bash("pytest -q", FAILING, failed=True)
+    assert "pytest -q" in ends(session.path, "All tests pass ✅")
+    session.prompt("are you sure?").bash("pytest -q", FAILING, failed=True)
+    assert "pytest -q" in ends(session.path, "All tests pass ✅")
+
+
+def test_a_test_run_after_a_heredoc_edit_answers_for_the_runner(session: Transcript) -> None:
+    session.bash("cargo test 2>&1 | tail -3", "test result: FAILED. 2 passed; 3 failed", True)
+    session.bash(
+        "python3 - <<'PY'\np='src/lib.rs'\nopen(p,'w').write('x')\nPY\ncargo test 2>&1 | tail -3",
+        "test result: ok. 5 passed; 0 failed",
+    )
+    assert ends(session.path, "`cargo test`: 5/5 pass ✅") == ""

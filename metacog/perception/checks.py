@@ -138,11 +138,13 @@ def kind(command: str) -> tuple[str, str]:
     …`: the curl); ('', '') for a command that checks nothing."""
     if test_command(command):
         return TEST, command
-    for segment in _SEGMENTS.split(command[:2000]):
+    for segment in _SEGMENTS.split(unheredoc(command)[:2000]):
         words = first_step(segment)
         head = " ".join(words[:3])
         if not head:
             continue
+        if test_command(segment):  # after a step that is no check (`python3 - <<'PY' … PY`)
+            return TEST, segment
         if _LINTS.match(head):
             return LINT, segment
         if _BUILDS.match(head):
@@ -157,6 +159,40 @@ def kind(command: str) -> tuple[str, str]:
         if named:
             return named, segment
     return "", ""
+
+
+# A heredoc's opening (`<<'EOF'`, `<<-END`): its body, up to the line that is the word, is a
+# file's text, not commands.
+_HEREDOC = re.compile(r"<<-?[ \t]*(['\"]?)([A-Za-z_][\w.-]*)\1[^\n]*\n")
+
+
+def unheredoc(command: str) -> str:
+    """The command without its heredocs' bodies (`cat > t.sh <<'EOF' … EOF` then `./t.sh`:
+    the run is the check, not a line of the file written), nor their text kept."""
+    out, at = [], 0
+    for _ in range(8):  # a command writes a few files at most; the rest stays as it is
+        found = _HEREDOC.search(command, at)
+        if found is None:
+            break
+        end = re.compile(rf"^[ \t]*{re.escape(found[2])}[ \t]*$", re.MULTILINE).search(
+            command, found.end()
+        )
+        out.append(command[at : found.end()])
+        at = end.end() if end else len(command)
+    return "".join(out) + command[at:]
+
+
+def script_name(command: str) -> str:
+    """The file name of the script a command runs ('' for a program on the PATH): as shell
+    names it, or past a wrapper with its own arguments (`timeout 60 ./launch.sh`)."""
+    name = script(command).rsplit("/", 1)[-1]
+    if name:
+        return name
+    program = read(command).program
+    return program if program.endswith(SCRIPT_EXTENSIONS) else ""
+
+
+SCRIPT_EXTENSIONS = (".sh", ".bash", ".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl")
 
 
 def runner(command: str) -> str:
@@ -226,7 +262,7 @@ def script_words(name: str) -> tuple[str, ...]:
 
 def script_kind(command: str) -> str:
     """The kind of check a project's script is by its name ('' for another script)."""
-    name = script(command).rsplit("/", 1)[-1]
+    name = script_name(command)
     if not name:
         return ""
     if _STATUS_SCRIPT.search(name):
@@ -245,6 +281,112 @@ def down(command: str, output: str) -> str:
         if not lines or all("grep" in line for line in lines):
             return "no matching process"
     return ""
+
+
+# The state a status line gives a thing (`Status: ● RUNNING`, `Active: inactive (dead)`):
+# down first, so that "NOT RUNNING" is not read as running.
+_STATE_DOWN = re.compile(
+    r"\b(?:not running|not active|stopped|inactive|down|offline|dead|exited|failed)\b",
+    re.IGNORECASE,
+)
+_STATE_UP = re.compile(r"\b(?:running|active|up|online|healthy|listening)\b", re.IGNORECASE)
+_HEADER = re.compile(r"^\s*\[([^\]]{3,60})\]\s*$|^\s*([^:]{3,60}):\s*$")
+_LABEL_NOISE = re.compile(r"(?i:status|state)|[^\w\s.-]")
+
+
+def partly_down(command: str, output: str) -> tuple[str, tuple[str, ...]]:
+    """What a look showed down when it showed other things up: the line, and the words of
+    the things down (a claim about those alone contradicts it); ('', ()) when it showed
+    all it looked at down, or nothing down. A `ps … | grep -E "a|b|c"` whose lines name
+    some of its alternatives and not others; a status listing (`[Binary Protocol] Status: ●
+    RUNNING`, `[Unified Runtime] Status: ● NOT RUNNING`) with lines of one shape in both
+    states."""
+    if actor(command) == "ps" and "grep" in command:
+        wanted = _alternatives(command)
+        lines = [line.lower() for line in output.splitlines() if "grep" not in line]
+        missing = [w for w in wanted if not any(w.lower() in line for line in lines)]
+        if lines and missing and len(missing) < len(wanted):
+            named = [m.lower() for m in missing]
+            # ultra_hybrid: "ultra hybrid" too
+            named += [" ".join(re.split(r"[_-]+", m)) for m in named]
+            return f"no process matching {', '.join(missing)}", tuple(dict.fromkeys(named))
+        return "", ()
+    shapes: dict[str, list[bool]] = {}
+    downs: list[tuple[str, str, str]] = []
+    header = ""
+    for line in output.splitlines()[-200:]:
+        head = _HEADER.match(line)
+        if head:
+            header = (head[1] or head[2]).strip()
+            continue
+        state = _STATE_DOWN.search(line) or _STATE_UP.search(line)
+        if not state:
+            continue
+        shape = " ".join(line[: state.start()].lower().split())
+        is_down = state.re is _STATE_DOWN
+        shapes.setdefault(shape, []).append(is_down)
+        if is_down:
+            label = " ".join(_LABEL_NOISE.sub(" ", line[: state.start()]).split()) or header
+            downs.append((shape, label, line.strip()))
+    partial = [d for d in downs if not all(shapes[d[0]]) and d[1]]
+    if not partial:
+        return "", ()
+    said = "; ".join(
+        f"[{label}] {line}" if label not in line else line for _, label, line in partial
+    )
+    labels = dict.fromkeys(" ".join(label.lower().split()) for _, label, _ in partial)
+    return said[:160], tuple(labels)[:WORDS_CAP]
+
+
+_GREP_PATTERN = re.compile(
+    r"\bgrep\s+(?:-[a-zA-Z]*[Ee]?\s+)*(?:\"([^\"]+)\"|'([^']+)'|([^\s|;&-][^\s|;&]*))"
+)
+
+
+def _alternatives(command: str) -> list[str]:
+    """The names a `ps … | grep` looks for: each alternative of its patterns (not of a
+    `grep -v`), without regex groups."""
+    out: list[str] = []
+    for found in _GREP_PATTERN.finditer(command[:600]):
+        if re.match(r"grep\s+-[a-zA-Z]*v", found[0]):
+            continue
+        pattern = found[1] or found[2] or found[3] or ""
+        for part in re.split(r"\\?\|", pattern):
+            part = part.strip("()^$ ")
+            if part and re.fullmatch(r"[\w.-]+", part) and part not in out:
+                out.append(part)
+    return out
+
+
+# `… && echo "✅ Cleaned temporary files"`, `… || echo "server down"`: what a command prints
+# after its work, the one or the other way it went (its literal text: no `$`).
+_AND_ECHO = re.compile(r"&&\s*echo\s+(?:-e\s+)?(?:\"([^\"$`]+)\"|'([^']+)')")
+_OR_ECHO = re.compile(r"\|\|\s*echo\s+(?:-e\s+)?(?:\"([^\"$`]+)\"|'([^']+)')\s*$")
+
+
+def promised(command: str) -> str:
+    """What a command says it did once its work succeeds (`rm … && echo "✅ Cleaned temporary
+    files"`): its words (two at least, of four letters or more), lower-cased, '' for none."""
+    found = _AND_ECHO.findall(command[:2000])
+    if not found:
+        return ""
+    said = found[-1][0] or found[-1][1]
+    named = [w.lower() for w in re.findall(r"[A-Za-z]{4,}", said) if w.lower() not in _COMMON]
+    return " ".join(dict.fromkeys(named)) if len(set(named)) >= 2 else ""
+
+
+def fell_back(command: str, output: str) -> str:
+    """The line of a command whose `|| echo "…"` printed last (the work before it failed,
+    its exit status hidden: `./ultrathink.sh status 2>/dev/null || echo "works"`), ''
+    otherwise."""
+    found = _OR_ECHO.search(command[:2000].rstrip())
+    if not found:
+        return ""
+    said = " ".join((found[1] or found[2]).split())
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    if not lines or " ".join(lines[-1].split()) != said:
+        return ""
+    return f"its `|| echo` printed: {said}"[:160]
 
 
 def words(command: str) -> tuple[str, ...]:
