@@ -9,7 +9,7 @@ from hooktest import bash, said
 from metacog.perception import action as actions
 from metacog.perception.act import read, words
 from metacog.perception.novelty import call_key
-from metacog.perception.shell import actor, first_step, first_word, named_words
+from metacog.perception.shell import actor, first_step, first_word, named_words, script
 from metacog.perception.shell import test_command as runs_tests  # not a test itself
 
 
@@ -71,6 +71,15 @@ def test_the_first_step_and_what_a_command_names_come_from_the_same_reading() ->
     assert first_step('grep "a | b" src && ls') == ["grep", "a | b", "src"]
     assert named_words('cd app && grep -n "a b" src | head') == ["grep", "a b", "src", "head"]
     assert first_step("") == named_words("") == []
+
+
+def test_code_given_inline_is_no_script_file() -> None:
+    # Read whole (quotes honoured), `python3 -c "…sys.path.append('/x')…"` named its code as
+    # the file it runs, and a traceback it printed became a check the turn's end held on to.
+    assert script("python3 -c \"import sys\nsys.path.append('/opt/x')\"") == ""
+    assert script("bash -c 'ls /tmp'") == ""
+    assert script("uv run python tools/x.py --fast") == "tools/x.py"
+    assert script("timeout 60 ./deploy.sh prod") == "deploy.sh"
 
 
 @pytest.mark.parametrize(

@@ -120,6 +120,8 @@ def script(command: str) -> str:
         name = word.rsplit("/", 1)[-1]
         if name in WRAPPERS or name in INTERPRETERS:
             continue  # runs the next word
+        if any(c.isspace() for c in word):
+            return ""  # code given inline (`python3 -c "…"`, `bash -c "…"`): no file runs
         if "/" not in word and "." not in name.strip("."):
             return ""
         while word.startswith(("./", "../", "~/")):
