@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.score_labels import entries
 from metacog import handlers
-from metacog.perception.checks import unheredoc
+from metacog.perception.act import unheredoc
 from metacog.replay import replay
 
 DEFAULT_DIR = ROOT.parent / "shared" / "transcripts"

@@ -24,6 +24,7 @@ import re
 from metacog import transcript
 from metacog.fsutil import open_regular, parse_json, read_fd
 from metacog.perception import checks, signature
+from metacog.perception.act import unheredoc
 from metacog.perception.tools import EDIT_TOOLS, REFUSAL_TAG, untagged
 from metacog.transcript import content_text, tool_results, tool_uses
 
@@ -309,7 +310,7 @@ def _ran(latest: dict, command: str, text: str, is_error: bool, result: object) 
             named = list(checks.words(segment)) or named
         elif kind == checks.TEST:  # `cargo test`, with whatever flags and variables
             named = [checks.runner(command) or checks.runner(segment) or " ".join(named)]
-        key, words = f"{kind}:{' '.join(named)}", checks.words(checks.unheredoc(command))
+        key, words = f"{kind}:{' '.join(named)}", checks.words(unheredoc(command))
     else:
         # A command that checks nothing is evidence only as the script it runs: a message
         # names that (`./run-agents.sh`), not a program on the PATH; or as the result it
@@ -330,7 +331,7 @@ def _ran(latest: dict, command: str, text: str, is_error: bool, result: object) 
         return None
     if about:  # a look that found some of what it looked for: it speaks of the rest alone
         kind, words = checks.PROCESS, about
-    kept = " ".join(checks.unheredoc(command).split())[:COMMAND_KEEP]  # no file's text kept
+    kept = " ".join(unheredoc(command).split())[:COMMAND_KEEP]  # no file's text kept
     _put(latest, Evidence(kind, key, kept, error, words))
     return latest.get(key)
 

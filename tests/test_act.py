@@ -7,7 +7,7 @@ import pytest
 from hooktest import bash, said
 
 from metacog.perception import action as actions
-from metacog.perception.act import read, words
+from metacog.perception.act import read, segments, unheredoc, words
 from metacog.perception.novelty import call_key
 from metacog.perception.shell import actor, first_step, first_word, named_words, script
 from metacog.perception.shell import test_command as runs_tests  # not a test itself
@@ -50,6 +50,25 @@ def test_quotes_and_heredocs_are_honoured() -> None:
     assert words('grep -r "a|b && c" src') == ["grep", "-r", "a|b && c", "src"]
     assert read("cat > notes.md <<'EOF'\nls; rm -rf /\nEOF").program == "cat"
     assert not read("cat > notes.md <<'EOF'\nrm -rf x\nEOF").key.count("rm")
+
+
+def test_what_follows_a_heredoc_is_read_and_its_body_is_not() -> None:
+    command = "cat > t.sh <<'EOF'\nrm -rf build && ls\nEOF\nchmod +x t.sh && ./t.sh"
+    assert "rm" not in words(command) and words(command)[-1] == "./t.sh"  # was dropped
+    assert segments(command) == ["cat > t.sh <<'EOF'", "chmod +x t.sh", "./t.sh"]
+    assert "rm -rf" not in unheredoc(command) and unheredoc(command).endswith("./t.sh")
+    assert words('cat <<< "a b"') == ["cat", "<<<", "a b"]  # a here-string opens no body
+    # Never closed: the rest is the body.
+    assert segments("python3 - <<PY\nimport os && x") == ["python3 - <<PY"]
+
+
+def test_a_list_is_cut_where_the_shell_cuts_it() -> None:
+    assert segments('sleep 3 && curl -s "a && b" | jq . ; echo done &') == [
+        "sleep 3",
+        'curl -s "a && b" | jq .',
+        "echo done",
+    ]
+    assert segments("") == []
 
 
 def test_the_readers_of_a_command_agree_on_its_program() -> None:

@@ -121,15 +121,16 @@ _SETTINGS = frozenset(("cd", "pushd", "popd", "sleep", "wait", "for", "case", "e
 _WORLDS = 6  # acts of one `&&`/`||` list whose outcomes are tried together (2**6 at most)
 
 
-def words(command: str) -> list[str]:
+def words(command: str, cuts: list[tuple[int, int]] | None = None) -> list[str]:
     """A command's words and operators, quotes honoured and taken off (`"a b"` is one word,
     `a|b` inside quotes no pipe), `$(…)` and backquotes kept whole, a heredoc's body left
-    out (what it feeds is data, not the act)."""
+    out (what it feeds is data, not the act; what follows it is read on). `cuts`, if given,
+    gets where each operator that ends a command of the list stands (`segments`)."""
     out: list[str] = []
     word: list[str] = []
     started = False  # a word is under way (`""` is a word, empty)
     i, n = 0, min(len(command), CAP)
-    heredoc = False
+    bodies: list[str] = []  # the words that end the heredocs opened on this line
     while i < n:
         c = command[i]
         if c in "'\"":
@@ -160,19 +161,68 @@ def words(command: str) -> list[str]:
             if started:
                 out.append("".join(word))
                 word, started = [], False
-            if operator == "\n" and heredoc:
-                break  # the rest is the heredoc's body
+            end = i + (len(operator) or 1)
+            if operator == "\n" and bodies:
+                end = _past_bodies(command, end, bodies, n)  # the file's text, not commands
+                bodies = []
             if operator:
                 out.append(operator)
-            i += len(operator) or 1
+                if cuts is not None and operator != "|":
+                    cuts.append((i, end))
+            i = end
             continue
-        if command.startswith("<<", i):
-            heredoc = True
+        opened = _HEREDOC.match(command, i) if c == "<" else None
+        if opened:
+            bodies.append(opened[2])
+            word.append("<<" + opened[2])
+            started, i = True, opened.end()
+            continue
         word.append(c)
         started, i = True, i + 1
     if started:
         out.append("".join(word))
     return out
+
+
+# A heredoc's opening (`<<'EOF'`, `<<-END`, not a here-string `<<<`): its body, up to the
+# line that is the word alone, is a file's text.
+_HEREDOC = re.compile(r"<<-?[ \t]*(['\"]?)([A-Za-z_][\w.-]*)\1")
+
+
+def _past_bodies(command: str, at: int, ends: list[str], n: int) -> int:
+    """Where the commands go on after the heredoc bodies that start at `at`, each ending at
+    the line that is its word alone (`n`: the command's end, for a body never closed)."""
+    for word in ends[:8]:  # a line opens a few heredocs at most
+        end = re.compile(rf"^[ \t]*{re.escape(word)}[ \t]*$", re.MULTILINE).search(command, at, n)
+        at = end.end() if end else n
+    return at
+
+
+def unheredoc(command: str) -> str:
+    """The command without its heredocs' bodies (`cat > t.sh <<'EOF' … EOF` then `./t.sh`:
+    the run is what it does, not a line of the file written), nor their text kept."""
+    cuts: list[tuple[int, int]] = []
+    words(command, cuts)
+    out, at = [], 0
+    for start, end in cuts:
+        if command[start] == "\n" and end > start + 1:
+            out.append(command[at : start + 1])
+            at = end
+    return "".join(out) + command[at:]
+
+
+def segments(command: str) -> list[str]:
+    """The text of each command of a list, pipelines whole (cut at `&&`, `||`, `;`, `&` and
+    new lines outside quotes; a heredoc's body left out): `sleep 3 && curl … | jq` is
+    `sleep 3` and `curl … | jq`."""
+    cuts: list[tuple[int, int]] = []
+    words(command, cuts)
+    out, at = [], 0
+    for start, end in cuts:
+        out.append(command[at:start])
+        at = end
+    out.append(command[at : min(len(command), CAP)])
+    return [part.strip() for part in out if part.strip()]
 
 
 def steps(command: str) -> list[tuple[str, list[str]]]:

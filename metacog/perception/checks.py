@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from metacog.perception.act import read
+from metacog.perception.act import read, segments
 from metacog.perception.shell import (
     QUESTIONS,
     actor,
@@ -130,15 +130,12 @@ _TOKEN = re.compile(r"[A-Za-z][\w.-]*[A-Za-z0-9]|\d{4,5}")
 WORDS_CAP = 8
 
 
-_SEGMENTS = re.compile(r"&&|\|\||;|\n")
-
-
 def kind(command: str) -> tuple[str, str]:
     """The kind of check a shell command is, and the part of it that checks (`sleep 3 && curl
     …`: the curl); ('', '') for a command that checks nothing."""
     if test_command(command):
         return TEST, command
-    for segment in _SEGMENTS.split(unheredoc(command)[:2000]):
+    for segment in segments(command):
         words = first_step(segment)
         head = " ".join(words[:3])
         if not head:
@@ -159,27 +156,6 @@ def kind(command: str) -> tuple[str, str]:
         if named:
             return named, segment
     return "", ""
-
-
-# A heredoc's opening (`<<'EOF'`, `<<-END`): its body, up to the line that is the word, is a
-# file's text, not commands.
-_HEREDOC = re.compile(r"<<-?[ \t]*(['\"]?)([A-Za-z_][\w.-]*)\1[^\n]*\n")
-
-
-def unheredoc(command: str) -> str:
-    """The command without its heredocs' bodies (`cat > t.sh <<'EOF' … EOF` then `./t.sh`:
-    the run is the check, not a line of the file written), nor their text kept."""
-    out, at = [], 0
-    for _ in range(8):  # a command writes a few files at most; the rest stays as it is
-        found = _HEREDOC.search(command, at)
-        if found is None:
-            break
-        end = re.compile(rf"^[ \t]*{re.escape(found[2])}[ \t]*$", re.MULTILINE).search(
-            command, found.end()
-        )
-        out.append(command[at : found.end()])
-        at = end.end() if end else len(command)
-    return "".join(out) + command[at:]
 
 
 def script_name(command: str) -> str:
