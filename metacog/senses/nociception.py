@@ -206,14 +206,26 @@ def _bare(mem: dict, action: Call, ctx: Context, cfg: dict) -> Signal | None:
     calls = ctx.obstacles[-1][0]
     since = max(calls - cfg["stale_bare_span"], number(mem.get("bare_said")))
     bare = [o for o in ctx.obstacles if o[0] > since and o[5] == 0]
-    turns = {o[1] for o in bare}
+    met = _meetings(bare)
     times = min(max(number(mem.get("bare_times")), 0), 6)  # bounded whatever the state says
-    if len(turns) < cfg["stale_bare_at"] << times:
+    if met < cfg["stale_bare_at"] << times:
         return None
     if ctx.responses and ctx.responses <= number(mem.get("said_at")):
         return None
     mem["bare_said"], mem["said_at"], mem["bare_times"] = calls, ctx.responses, times + 1
-    return _nothing_new(action, len(turns), calls - bare[0][0] + 1)
+    return _nothing_new(action, met, calls - bare[0][0] + 1)
+
+
+def _meetings(obstacles: list) -> int:
+    """How many times these obstacles met a wall: once per model turn (the agent decided once),
+    and where calls of one turn (a parallel batch) met the same wall (metacog.perception.novelty.wall),
+    as many times as they did: the agent decided once, the world answered that many times."""
+    walls: dict[int, dict[int, int]] = {}
+    for o in obstacles:
+        met = walls.setdefault(o[1], {})
+        key = o[6] if len(o) > 6 and o[6] else -o[0]  # no wall known: a wall of its own
+        met[key] = met.get(key, 0) + 1
+    return sum(max(met.values()) for met in walls.values())
 
 
 def _nothing_new(action: Call, obstacles: int, span: int) -> Signal:
