@@ -73,7 +73,9 @@ def test_the_memory_is_capped_and_a_damaged_one_is_replaced() -> None:
     # The least recently shown go first: here the first 50 lines of the result.
     assert remembered(win) == [format(p, "06x") for p in prints[50:]]
     assert (
-        ctx.obstacle and ctx.obstacles[0] == (1, 2, 0.03, 0, False, 1, 0) and len(ctx.obstacles) == 2
+        ctx.obstacle
+        and ctx.obstacles[0] == (1, 2, 0.03, 0, False, 1, 0)
+        and len(ctx.obstacles) == 2
     )
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import zlib
+
 from metacog.perception.tools import GUARDED
 from metacog.senses.signal import (
     INTERRUPT,
@@ -75,6 +77,7 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
     if ctx.streak.count <= 1:
         mem["level"] = 0  # a new streak (a memory written before metacog.facts kept its level)
     _follow_run(mem, action, win)
+    _met(mem, action, ctx)
     if ctx.asked_repeat:
         return None  # repetition the person asked for: the failures are the answer
     around = _around(mem, action, win, ctx, cfg)
@@ -85,7 +88,8 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
         # attempt): the streak has nothing to say; obstacles that bring nothing new may, and
         # failures of every kind with nothing between that worked.
         return (
-            _stale(mem, action, ctx, cfg)
+            _again(mem, action, ctx)
+            or _stale(mem, action, ctx, cfg)
             or _bare(mem, action, ctx, cfg)
             or _nothing_works(mem, action, ctx, cfg)
         )
@@ -188,7 +192,7 @@ def _stale(mem: dict, action: Call, ctx: Context, cfg: dict, streak: int = 0) ->
     if ctx.responses and ctx.responses <= number(mem.get("said_at")):
         return None
     mem["stale_said"], mem["said_at"], mem["stale_times"] = calls, ctx.responses, times + 1
-    return _nothing_new(action, len(turns), calls - stale[0][0] + 1)
+    return _said(mem, action, ctx, len(turns), calls - stale[0][0] + 1)
 
 
 def _bare(mem: dict, action: Call, ctx: Context, cfg: dict) -> Signal | None:
@@ -213,7 +217,119 @@ def _bare(mem: dict, action: Call, ctx: Context, cfg: dict) -> Signal | None:
     if ctx.responses and ctx.responses <= number(mem.get("said_at")):
         return None
     mem["bare_said"], mem["said_at"], mem["bare_times"] = calls, ctx.responses, times + 1
-    return _nothing_new(action, met, calls - bare[0][0] + 1)
+    return _said(mem, action, ctx, met, calls - bare[0][0] + 1)
+
+
+def _batch(ctx: Context) -> list[int]:
+    """The calls of this call's model turn that met its wall (metacog.perception.novelty.wall)
+    by their numbers, this one last; [] for an obstacle of no wall of its own."""
+    turn, wall = ctx.obstacles[-1][1], _wall(ctx.obstacles[-1])
+    return [o[0] for o in ctx.obstacles if o[1] == turn and _wall(o) == wall] if wall else []
+
+
+def _wall(obstacle: tuple) -> int:
+    """The wall an obstacle of `ctx.obstacles` met; 0 (none known) for a shorter one."""
+    return obstacle[6] if len(obstacle) > 6 else 0
+
+
+def _said(mem: dict, action: Call, ctx: Context, obstacles: int, span: int) -> Signal:
+    """What `_stale` and `_bare` say: where calls of this batch met this call's wall, the
+    batch (`_batch_wall`), else the obstacles lately (`_nothing_new`); the wall is remembered
+    as said at this turn, for `_again`."""
+    mem["batch_said"] = [ctx.obstacles[-1][1], _wall(ctx.obstacles[-1])]
+    batch = _batch(ctx)
+    if len(batch) >= 2:
+        return _batch_wall(mem, action, len(batch), batch[0])
+    return _nothing_new(action, obstacles, span)
+
+
+def _again(mem: dict, action: Call, ctx: Context) -> Signal | None:
+    """Said at this batch already, and this call of it met the same wall again: heard at the
+    batch's end (PostToolBatch), whose one reply keeps a sense's last word
+    (metacog.handlers.on_batch), the word is said again with every call that met it counted.
+    A call heard at a hook of its own is not: each of its replies reaches the model."""
+    if not ctx.obstacle or not ctx.obstacles or ctx.event is None:
+        return None
+    said = [ctx.obstacles[-1][1], _wall(ctx.obstacles[-1])]
+    if ctx.event.name != "PostToolBatch" or mem.get("batch_said") != said:
+        return None
+    batch = _batch(ctx)
+    if len(batch) < 2:
+        return None
+    mem["stale_said"] = mem["bare_said"] = batch[-1]  # what is said here is counted
+    return _batch_wall(mem, action, len(batch), batch[0])
+
+
+MET_CAP = 16  # signatures whose latest meetings are remembered
+STALE_SPAN_CAP = LIMITS["stale_span"][1]  # calls back an earlier meeting is said
+
+
+def _met(mem: dict, action: Call, ctx: Context) -> None:
+    """Remember where this obstacle's signature was met, in the latest two model turns that
+    met it (the latest call of each): a batch that meets a wall can then say where it was met
+    before. Only a wall's (metacog.perception.novelty.wall): not an empty answer, not a call
+    cancelled by its sibling's failure."""
+    if not ctx.obstacle or not ctx.obstacles or not _wall(ctx.obstacles[-1]) or not action.sig:
+        return
+    calls, turn = ctx.obstacles[-1][0], ctx.obstacles[-1][1]
+    met = mem.get("met")
+    if not isinstance(met, dict):
+        met = mem["met"] = {}
+    key = format(zlib.crc32(action.sig.encode("utf-8", "replace")), "08x")
+    seen = met.pop(key, None)
+    seen = [s for s in seen if _meeting(s)][-2:] if isinstance(seen, list) else []
+    if seen and seen[-1][1] == turn:
+        seen.pop()  # the same turn: its latest call
+    met[key] = [*seen, [calls, turn, action.tool, _place(action)[:200]]][-2:]
+    while len(met) > MET_CAP:
+        del met[next(iter(met))]
+
+
+def _meeting(entry: object) -> bool:
+    """A meeting as `_met` remembers it: [call number, turn, tool, place]."""
+    return (
+        isinstance(entry, list)
+        and len(entry) == 4
+        and isinstance(entry[0], int)
+        and isinstance(entry[1], int)
+        and isinstance(entry[2], str)
+        and isinstance(entry[3], str)
+    )
+
+
+def _place(action: Call) -> str:
+    """Where a call met its wall, as the agent wrote it: its file or its command; '' for any
+    other tool (an MCP tool's input says nothing of where)."""
+    return action.target if action.path or action.tool == "Bash" else ""
+
+
+def _batch_wall(mem: dict, action: Call, batch: int, first: int) -> Signal:
+    """What `_bare` says where calls of one batch met one wall: the line they were told, how
+    many met it, where, and where it was met in an earlier turn, if it was lately; `first`:
+    the batch's first call that met it."""
+    met = mem.get("met")
+    key = format(zlib.crc32(action.sig.encode("utf-8", "replace")), "08x")
+    seen = met.get(key) if isinstance(met, dict) else None
+    before = ""
+    if isinstance(seen, list) and len(seen) == 2 and _meeting(seen[0]):
+        call, _, tool, place = seen[0]
+        if 0 < first - call <= STALE_SPAN_CAP:
+            same = (tool, place) == (action.tool, _place(action))
+            at = (
+                "it was met there"
+                if same
+                else f"{tool} {quote(place, 40)} met it"
+                if place
+                else f"{tool} met it"
+            )
+            before = f"; {at} {first - call} call{'s' if first - call > 1 else ''} before"
+    place = _place(action)
+    where = f"{action.tool} {quote(place, 40)}" if place else action.tool
+    kind = "refusal" if action.refused else "failure"
+    line = quote(action.sig.split(" | ", 1)[0], 80)
+    head = f"{batch} calls of this batch, {where}, met the same {kind}, {line}"
+    ask = ". Sent again, they will meet it again: what will you find out first?"
+    return Signal(NAME, head + (before if len(head + before + ask) <= TEXT_CAP else "") + ask)
 
 
 def _meetings(obstacles: list) -> int:
@@ -223,7 +339,7 @@ def _meetings(obstacles: list) -> int:
     walls: dict[int, dict[int, int]] = {}
     for o in obstacles:
         met = walls.setdefault(o[1], {})
-        key = o[6] if len(o) > 6 and o[6] else -o[0]  # no wall known: a wall of its own
+        key = _wall(o) or -o[0]  # no wall known: a wall of its own
         met[key] = met.get(key, 0) + 1
     return sum(max(met.values()) for met in walls.values())
 
