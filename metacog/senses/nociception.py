@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import zlib
 
+from metacog.perception.novelty import OBSTACLE_SPAN
 from metacog.perception.tools import GUARDED
 from metacog.senses.signal import (
     INTERRUPT,
@@ -43,8 +44,9 @@ DEFAULTS = {
     "stale_empty_at": 3,
     # Obstacles that brought no line at all the window had not shown (a refusal again, the
     # same failure word for word, nothing found again), whatever else was said of them: this
-    # many, each in its own model turn, within stale_bare_span calls. Counted on their own,
-    # so that a word said early (at stale_at) does not hide what goes on being met.
+    # many, each in its own model turn (or calls of one batch that met one wall: as many),
+    # within stale_bare_span calls. Counted on their own, so that a word said early (at
+    # stale_at) does not hide what goes on being met.
     "stale_bare_at": 3,
     "stale_bare_span": 15,
     # Calls failing one after another, in this many model turns, with nothing between that
@@ -192,7 +194,7 @@ def _stale(mem: dict, action: Call, ctx: Context, cfg: dict, streak: int = 0) ->
     if ctx.responses and ctx.responses <= number(mem.get("said_at")):
         return None
     mem["stale_said"], mem["said_at"], mem["stale_times"] = calls, ctx.responses, times + 1
-    return _said(mem, action, ctx, len(turns), calls - stale[0][0] + 1)
+    return _said(mem, action, ctx, len(turns), calls - stale[0][0] + 1, "stale_said")
 
 
 def _bare(mem: dict, action: Call, ctx: Context, cfg: dict) -> Signal | None:
@@ -217,7 +219,7 @@ def _bare(mem: dict, action: Call, ctx: Context, cfg: dict) -> Signal | None:
     if ctx.responses and ctx.responses <= number(mem.get("said_at")):
         return None
     mem["bare_said"], mem["said_at"], mem["bare_times"] = calls, ctx.responses, times + 1
-    return _said(mem, action, ctx, met, calls - bare[0][0] + 1)
+    return _said(mem, action, ctx, met, calls - bare[0][0] + 1, "bare_said")
 
 
 def _batch(ctx: Context) -> list[int]:
@@ -232,11 +234,11 @@ def _wall(obstacle: tuple) -> int:
     return obstacle[6] if len(obstacle) > 6 else 0
 
 
-def _said(mem: dict, action: Call, ctx: Context, obstacles: int, span: int) -> Signal:
+def _said(mem: dict, action: Call, ctx: Context, obstacles: int, span: int, by: str) -> Signal:
     """What `_stale` and `_bare` say: where calls of this batch met this call's wall, the
     batch (`_batch_wall`), else the obstacles lately (`_nothing_new`); the wall is remembered
-    as said at this turn, for `_again`."""
-    mem["batch_said"] = [ctx.obstacles[-1][1], _wall(ctx.obstacles[-1])]
+    as said at this turn, for `_again`, with `by`, where the rule that said it counts from."""
+    mem["batch_said"] = [ctx.obstacles[-1][1], _wall(ctx.obstacles[-1]), by]
     batch = _batch(ctx)
     if len(batch) >= 2:
         return _batch_wall(mem, action, len(batch), batch[0])
@@ -250,18 +252,22 @@ def _again(mem: dict, action: Call, ctx: Context) -> Signal | None:
     A call heard at a hook of its own is not: each of its replies reaches the model."""
     if not ctx.obstacle or not ctx.obstacles or ctx.event is None:
         return None
-    said = [ctx.obstacles[-1][1], _wall(ctx.obstacles[-1])]
-    if ctx.event.name != "PostToolBatch" or mem.get("batch_said") != said:
+    said = mem.get("batch_said")
+    if (
+        ctx.event.name != "PostToolBatch"
+        or not isinstance(said, list)
+        or said[:2] != [ctx.obstacles[-1][1], _wall(ctx.obstacles[-1])]
+        or said[2:] not in (["stale_said"], ["bare_said"])
+    ):
         return None
     batch = _batch(ctx)
     if len(batch) < 2:
         return None
-    mem["stale_said"] = mem["bare_said"] = batch[-1]  # what is said here is counted
+    mem[said[2]] = batch[-1]  # the rule that said it counts what is said here as said
     return _batch_wall(mem, action, len(batch), batch[0])
 
 
 MET_CAP = 16  # signatures whose latest meetings are remembered
-STALE_SPAN_CAP = LIMITS["stale_span"][1]  # calls back an earlier meeting is said
 
 
 def _met(mem: dict, action: Call, ctx: Context) -> None:
@@ -304,24 +310,21 @@ def _place(action: Call) -> str:
 
 
 def _batch_wall(mem: dict, action: Call, batch: int, first: int) -> Signal:
-    """What `_bare` says where calls of one batch met one wall: the line they were told, how
-    many met it, where, and where it was met in an earlier turn, if it was lately; `first`:
-    the batch's first call that met it."""
+    """What `_stale` and `_bare` say where calls of one batch met one wall: the line they were
+    told, how many met it, where, and where it was met in an earlier turn, if it was within
+    the calls the window remembers its obstacles; `first`: the batch's first call that met it."""
     met = mem.get("met")
     key = format(zlib.crc32(action.sig.encode("utf-8", "replace")), "08x")
     seen = met.get(key) if isinstance(met, dict) else None
     before = ""
     if isinstance(seen, list) and len(seen) == 2 and _meeting(seen[0]):
         call, _, tool, place = seen[0]
-        if 0 < first - call <= STALE_SPAN_CAP:
-            same = (tool, place) == (action.tool, _place(action))
-            at = (
-                "it was met there"
-                if same
-                else f"{tool} {quote(place, 40)} met it"
-                if place
-                else f"{tool} met it"
-            )
+        if 0 < first - call <= OBSTACLE_SPAN:
+            at = f"{tool} {quote(place, 40)}" if place else tool
+            if (tool, place) == (action.tool, _place(action)):
+                at = "it was met there"
+            else:
+                at += " met it"
             before = f"; {at} {first - call} call{'s' if first - call > 1 else ''} before"
     place = _place(action)
     where = f"{action.tool} {quote(place, 40)}" if place else action.tool
@@ -333,9 +336,12 @@ def _batch_wall(mem: dict, action: Call, batch: int, first: int) -> Signal:
 
 
 def _meetings(obstacles: list) -> int:
-    """How many times these obstacles met a wall: once per model turn (the agent decided once),
-    and where calls of one turn (a parallel batch) met the same wall (metacog.perception.novelty.wall),
-    as many times as they did: the agent decided once, the world answered that many times."""
+    """How many times these obstacles met a wall: once per model turn, and where calls of one
+    turn (a parallel batch) met the same wall (metacog.perception.novelty.wall), as many times
+    as they did: the agent decided once, the world answered that many times. Measured on the
+    243 shared sessions: read so by `_bare` (no line new at all, 3 meetings), it caught two
+    batches labelled stuck and added no signal to quiet sessions; by `_stale` too (2 meetings)
+    it added two, a batch of 3 and of 2 same refusals at one file."""
     walls: dict[int, dict[int, int]] = {}
     for o in obstacles:
         met = walls.setdefault(o[1], {})
