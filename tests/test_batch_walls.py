@@ -85,7 +85,7 @@ def test_a_batch_that_meets_a_wall_met_before_says_how_many_calls_met_it_and_whe
     said = agent_text(s.batch([("Edit", edit("style.css", n), MODIFIED) for n in range(4)]))
     # One word for the batch, said once it had heard the whole batch: all four calls.
     assert said.startswith("metacog: 4 calls of this batch, Edit `style.css`, met the same ")
-    assert "refusal, `File has been modified since read, either by the user" in said
+    assert 'refusal, "File has been modified since read, either by the user' in said
     assert "; Edit `island.js` met it 1 call before." in said
     assert said.count("calls of this batch") == 1 and len(said) <= len("metacog: ") + 300
     assert state(isolated_home)["summary"]["fired"] == {"nociception": 1}

@@ -313,6 +313,8 @@ def _batch_wall(mem: dict, action: Call, batch: int, first: int) -> Signal:
     """What `_stale` and `_bare` say where calls of one batch met one wall: the line they were
     told, how many met it, where, and where it was met in an earlier turn, if it was within
     the calls the window remembers its obstacles; `first`: the batch's first call that met it."""
+    from metacog.perception.symptoms import names_something
+
     met = mem.get("met")
     key = format(zlib.crc32(action.sig.encode("utf-8", "replace")), "08x")
     seen = met.get(key) if isinstance(met, dict) else None
@@ -329,7 +331,12 @@ def _batch_wall(mem: dict, action: Call, batch: int, first: int) -> Signal:
     place = _place(action)
     where = f"{action.tool} {quote(place, 40)}" if place else action.tool
     kind = "refusal" if action.refused else "failure"
-    line = quote(action.sig.split(" | ", 1)[0], 80)
+    line = action.sig.split(" | ", 1)[0]
+    # A line that names something (a path, a name, a code) is quoted as the problem; Claude
+    # Code's own words that name nothing ("File has not been read yet…") are its refusal, said
+    # as words: quoted as a problem line they would read as one every failure prints (issue 17).
+    line = quote(line, 80) if names_something(line) else f'"{short(line, 80)}"'
+
     head = f"{batch} calls of this batch, {where}, met the same {kind}, {line}"
     ask = ". Sent again, they will meet it again: what will you find out first?"
     return Signal(NAME, head + (before if len(head + before + ask) <= TEXT_CAP else "") + ask)
