@@ -162,10 +162,15 @@ def on_batch(event: Event, state_dir: str, now: float) -> dict | None:
             _refused_edit(st, cfg, name, tool_input, response, event.agent)
             turn = transcript.turn_of(cursor, use_id)
             calls.append(_refused(name, tool_input, response, turn, event.cwd, now, event.agent))
-        signals = []
+        said: dict[str, nervous.Signal] = {}
         for call in calls:
-            signals += _feel(st, call, event, cfg, state_dir, root, totals, now)[0]
-        agent_text, person_text = nervous.compose(signals)
+            for signal in _feel(st, call, event, cfg, state_dir, root, totals, now, fire=False)[0]:
+                # One reply for the batch, one word per sense: its last, which has heard the
+                # whole batch (Nociception counts the calls of a batch that met one wall).
+                said[signal.sense] = signal
+        for sense in said:
+            summary.fired(totals, sense)
+        agent_text, person_text = nervous.compose(list(said.values()))
     return reply(event.name, agent_text, person_text)
 
 
@@ -192,7 +197,9 @@ def _feel(
     root: str,
     totals: dict,
     now: float,
+    fire: bool = True,
 ) -> tuple[list, nervous.Context]:
+    """Feel one call; `fire`: count its signals as said (a batch counts what its reply says)."""
     win = state.window(st, call.agent, now)
     # The window keeps the signature, not a dozen lines of problems, and its own memory of
     # what was shown (metacog.perception.novelty), not the call's fingerprints.
@@ -205,7 +212,7 @@ def _feel(
     if FELT is not None:
         FELT.append((call, ctx.gain, ctx.news, ctx.obstacle))
     summary.observe(totals, call, ctx)
-    for signal in signals:
+    for signal in signals if fire else ():
         summary.fired(totals, signal.sense)
     for note in ctx.notes:
         if note["kind"] == "resolved":

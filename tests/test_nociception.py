@@ -259,7 +259,11 @@ def test_a_parallel_batch_is_one_attempt_and_no_escalation_before_the_model_answ
             said.append(agent_text(send(fail)))
         return said
 
-    assert batch(9) == [""] * 9  # one attempt, seen nine times
+    # One attempt, met nine times: the same wall (metacog.perception.novelty.wall) that many
+    # times, said once, as the batch's, and no streak of nine.
+    said = batch(9)
+    assert said[3].startswith("metacog: 4 calls of this batch, Bash `pytest -x`, met the same")
+    assert [s for n, s in enumerate(said) if n != 3] == [""] * 8
     assert batch(1) == [""]  # the 2nd attempt
     said = batch(3)  # the 3rd attempt, again as a batch
     assert said[0].startswith("metacog: the same error 3 times") and said[1:] == ["", ""]

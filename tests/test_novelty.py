@@ -65,14 +65,17 @@ def remembered(win: dict) -> list[str]:
 
 
 def test_the_memory_is_capped_and_a_damaged_one_is_replaced() -> None:
-    # An older version's obstacle (six numbers, without its new lines) is kept as bringing some.
+    # An older version's obstacle (six numbers, without its new lines) is kept as bringing some,
+    # with no wall known.
     win: dict = {"calls": 1, "novelty": {"shown": "junk", "obstacles": [["x"], [1, 2, 3, 4, 0, 0]]}}
     prints = list(range(novelty.SEEN_CAP + 50))
     ctx = novelty.update(win, Call("Bash", "x", ok=False), prints, [])
     # The least recently shown go first: here the first 50 lines of the result.
     assert remembered(win) == [format(p, "06x") for p in prints[50:]]
     assert (
-        ctx.obstacle and ctx.obstacles[0] == (1, 2, 0.03, 0, False, 1) and len(ctx.obstacles) == 2
+        ctx.obstacle
+        and ctx.obstacles[0] == (1, 2, 0.03, 0, False, 1, 0)
+        and len(ctx.obstacles) == 2
     )
 
 

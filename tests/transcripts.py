@@ -97,6 +97,37 @@ class Transcript:
         self.add(call)
         self.add(result)
 
+    def refused_batch(self, calls: list[tuple[str, dict, str]]) -> list[str]:
+        """One model response asking for `calls` (tool, input, refusal text) at once, each
+        refused: the captured refused call's two lines, its blocks in one response, its
+        results after. Returns the calls' tool_use ids."""
+        self.n += 1
+        call = _first(
+            "assistant",
+            lambda e: e["message"]["content"][0].get("input", {}).get("old_string") == "NOT THERE",
+        )
+        block = call["message"]["content"][0]
+        ids = [f"toolu_p{self.n}_{k}" for k in range(len(calls))]
+        call["message"]["id"] = f"msg_p{self.n}"
+        call["message"]["content"] = [
+            {**block, "id": i, "name": tool, "input": tool_input}
+            for i, (tool, tool_input, _) in zip(ids, calls, strict=True)
+        ]
+        self.add(call)
+        for i, (_, _, message) in zip(ids, calls, strict=True):
+            result = _first(
+                "user",
+                lambda e: (
+                    isinstance(e["message"]["content"], list)
+                    and "<tool_use_error>" in str(e["message"]["content"][0].get("content"))
+                ),
+            )
+            result["message"]["content"][0].update(
+                tool_use_id=i, content=f"<tool_use_error>{message}</tool_use_error>"
+            )
+            self.add(result)
+        return ids
+
     def compaction(
         self, pre_tokens: int = 170000, trigger: str = "auto", sidechain: bool = False
     ) -> None:

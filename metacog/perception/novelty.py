@@ -470,6 +470,21 @@ def _walls(mem: dict, prints: list, calls: int) -> None:
 
 
 _OBSTACLES = frozenset(("failed", "refused", "empty"))  # outcomes of a call (Call.outcome)
+# Claude Code's answer to the other calls of a batch once one of them failed: the call never
+# ran, and what it met is its sibling's failure, not a wall of its own.
+_CANCELLED = re.compile(r"sibling tool call errored|cancelled: parallel tool call", re.I)
+
+
+def wall(action: Call) -> int:
+    """The wall a call met, as a checksum: what it was told (its signature) at its place (the
+    file, else the tool, a shell command's act): calls of one batch that share it met one wall
+    that many times. 0, no wall shared, for a call cancelled because another of its batch
+    failed (it met nothing of its own) and for an empty answer (questions that find nothing in
+    one batch are as many questions: measured, three Globs for three rule files)."""
+    if action.empty or _CANCELLED.match(action.sig):
+        return 0
+    place = action.path or (action.identity if action.tool == "Bash" else action.tool)
+    return zlib.crc32(f"{action.sig}\x00{place}".encode("utf-8", "replace")) or 1
 
 
 def is_obstacle(action: Call) -> bool:
@@ -492,8 +507,9 @@ class Reading:
         # only what failures showed (`_echoes`).
         self.obstacle = False
         # The window's obstacles not overcome since, oldest first: (call number, model turn,
-        # gain, new lines that name something, whether it was an empty answer, new lines).
-        self.obstacles: list[tuple[int, int, float, int, bool, int]] = []
+        # gain, new lines that name something, whether it was an empty answer, new lines,
+        # the wall it met: `wall`, 0 where unknown).
+        self.obstacles: list[tuple[int, int, float, int, bool, int, int]] = []
 
 
 def update(win: dict, action: Call, prints: list, named: list, main: bool = True) -> Reading:
@@ -557,10 +573,11 @@ def update(win: dict, action: Call, prints: list, named: list, main: bool = True
     # now (a test red then green, a server that finished booting) changed what mattered.
     passed = action.ok and not action.empty and not echo and not action.background
     obstacles[:] = [
-        o if len(o) == 7 else [*o, 1]  # an older version's, without its new lines: some
+        # An older version's, without its new lines (some) or its wall (none known).
+        [*o, 1, 0][:8] if len(o) == 6 else o if len(o) == 8 else [*o, 0]
         for o in obstacles
         if isinstance(o, list)
-        and len(o) in (6, 7)
+        and len(o) in (6, 7, 8)
         and all(isinstance(x, int) for x in o)
         and 0 <= calls - o[0] < OBSTACLE_SPAN
         and not (passed and o[3] == call)
@@ -569,6 +586,7 @@ def update(win: dict, action: Call, prints: list, named: list, main: bool = True
         turn = turns.turn(action, {"calls": calls})
         empty = int(bool(action.empty))
         fresh = min(out.fresh, 99)
-        obstacles.append([calls, turn, round(100 * out.gain), call, out.news, empty, fresh])
-    out.obstacles = [(o[0], o[1], o[2] / 100, o[4], bool(o[5]), o[6]) for o in obstacles]
+        met = wall(action) if is_obstacle(action) else 0  # an echo's wall is what it echoes
+        obstacles.append([calls, turn, round(100 * out.gain), call, out.news, empty, fresh, met])
+    out.obstacles = [(o[0], o[1], o[2] / 100, o[4], bool(o[5]), o[6], o[7]) for o in obstacles]
     return out

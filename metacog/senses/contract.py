@@ -127,8 +127,9 @@ class Context:
         # what failures had shown (metacog.perception.novelty).
         self.obstacle = False
         # The window's recent obstacles not overcome since, oldest first: (call number, model
-        # turn, gain, new lines that name something, whether it was an empty answer, new lines).
-        self.obstacles: list[tuple[int, int, float, int, bool, int]] = []
+        # turn, gain, new lines that name something, whether it was an empty answer, new lines,
+        # the wall it met: metacog.perception.novelty.wall, 0 where unknown).
+        self.obstacles: list[tuple[int, int, float, int, bool, int, int]] = []
         self._calls: list[Call] | None = None  # the window's calls once asked: `calls`
         self._reach: tuple = (None, None)  # (the action, its reach) once asked: `reach`
         self.terms: list[str] = []  # the names the person's request mentioned

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import zlib
+
+from metacog.perception.novelty import OBSTACLE_SPAN
 from metacog.perception.tools import GUARDED
 from metacog.senses.signal import (
     INTERRUPT,
@@ -41,8 +44,9 @@ DEFAULTS = {
     "stale_empty_at": 3,
     # Obstacles that brought no line at all the window had not shown (a refusal again, the
     # same failure word for word, nothing found again), whatever else was said of them: this
-    # many, each in its own model turn, within stale_bare_span calls. Counted on their own,
-    # so that a word said early (at stale_at) does not hide what goes on being met.
+    # many, each in its own model turn (or calls of one batch that met one wall: as many),
+    # within stale_bare_span calls. Counted on their own, so that a word said early (at
+    # stale_at) does not hide what goes on being met.
     "stale_bare_at": 3,
     "stale_bare_span": 15,
     # Calls failing one after another, in this many model turns, with nothing between that
@@ -75,6 +79,7 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
     if ctx.streak.count <= 1:
         mem["level"] = 0  # a new streak (a memory written before metacog.facts kept its level)
     _follow_run(mem, action, win)
+    _met(mem, action, ctx)
     if ctx.asked_repeat:
         return None  # repetition the person asked for: the failures are the answer
     around = _around(mem, action, win, ctx, cfg)
@@ -85,7 +90,8 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
         # attempt): the streak has nothing to say; obstacles that bring nothing new may, and
         # failures of every kind with nothing between that worked.
         return (
-            _stale(mem, action, ctx, cfg)
+            _again(mem, action, ctx)
+            or _stale(mem, action, ctx, cfg)
             or _bare(mem, action, ctx, cfg)
             or _nothing_works(mem, action, ctx, cfg)
         )
@@ -188,7 +194,7 @@ def _stale(mem: dict, action: Call, ctx: Context, cfg: dict, streak: int = 0) ->
     if ctx.responses and ctx.responses <= number(mem.get("said_at")):
         return None
     mem["stale_said"], mem["said_at"], mem["stale_times"] = calls, ctx.responses, times + 1
-    return _nothing_new(action, len(turns), calls - stale[0][0] + 1)
+    return _said(mem, action, ctx, len(turns), calls - stale[0][0] + 1, "stale_said")
 
 
 def _bare(mem: dict, action: Call, ctx: Context, cfg: dict) -> Signal | None:
@@ -206,14 +212,149 @@ def _bare(mem: dict, action: Call, ctx: Context, cfg: dict) -> Signal | None:
     calls = ctx.obstacles[-1][0]
     since = max(calls - cfg["stale_bare_span"], number(mem.get("bare_said")))
     bare = [o for o in ctx.obstacles if o[0] > since and o[5] == 0]
-    turns = {o[1] for o in bare}
+    met = _meetings(bare)
     times = min(max(number(mem.get("bare_times")), 0), 6)  # bounded whatever the state says
-    if len(turns) < cfg["stale_bare_at"] << times:
+    if met < cfg["stale_bare_at"] << times:
         return None
     if ctx.responses and ctx.responses <= number(mem.get("said_at")):
         return None
     mem["bare_said"], mem["said_at"], mem["bare_times"] = calls, ctx.responses, times + 1
-    return _nothing_new(action, len(turns), calls - bare[0][0] + 1)
+    return _said(mem, action, ctx, met, calls - bare[0][0] + 1, "bare_said")
+
+
+def _batch(ctx: Context) -> list[int]:
+    """The calls of this call's model turn that met its wall (metacog.perception.novelty.wall)
+    by their numbers, this one last; [] for an obstacle of no wall of its own."""
+    turn, wall = ctx.obstacles[-1][1], _wall(ctx.obstacles[-1])
+    return [o[0] for o in ctx.obstacles if o[1] == turn and _wall(o) == wall] if wall else []
+
+
+def _wall(obstacle: tuple) -> int:
+    """The wall an obstacle of `ctx.obstacles` met; 0 (none known) for a shorter one."""
+    return obstacle[6] if len(obstacle) > 6 else 0
+
+
+def _said(mem: dict, action: Call, ctx: Context, obstacles: int, span: int, by: str) -> Signal:
+    """What `_stale` and `_bare` say: where calls of this batch met this call's wall, the
+    batch (`_batch_wall`), else the obstacles lately (`_nothing_new`); the wall is remembered
+    as said at this turn, for `_again`, with `by`, where the rule that said it counts from."""
+    mem["batch_said"] = [ctx.obstacles[-1][1], _wall(ctx.obstacles[-1]), by]
+    batch = _batch(ctx)
+    if len(batch) >= 2:
+        return _batch_wall(mem, action, len(batch), batch[0])
+    return _nothing_new(action, obstacles, span)
+
+
+def _again(mem: dict, action: Call, ctx: Context) -> Signal | None:
+    """Said at this batch already, and this call of it met the same wall again: heard at the
+    batch's end (PostToolBatch), whose one reply keeps a sense's last word
+    (metacog.handlers.on_batch), the word is said again with every call that met it counted.
+    A call heard at a hook of its own is not: each of its replies reaches the model."""
+    if not ctx.obstacle or not ctx.obstacles or ctx.event is None:
+        return None
+    said = mem.get("batch_said")
+    if (
+        ctx.event.name != "PostToolBatch"
+        or not isinstance(said, list)
+        or said[:2] != [ctx.obstacles[-1][1], _wall(ctx.obstacles[-1])]
+        or said[2:] not in (["stale_said"], ["bare_said"])
+    ):
+        return None
+    batch = _batch(ctx)
+    if len(batch) < 2:
+        return None
+    mem[said[2]] = batch[-1]  # the rule that said it counts what is said here as said
+    return _batch_wall(mem, action, len(batch), batch[0])
+
+
+MET_CAP = 16  # signatures whose latest meetings are remembered
+
+
+def _met(mem: dict, action: Call, ctx: Context) -> None:
+    """Remember where this obstacle's signature was met, in the latest two model turns that
+    met it (the latest call of each): a batch that meets a wall can then say where it was met
+    before. Only a wall's (metacog.perception.novelty.wall): not an empty answer, not a call
+    cancelled by its sibling's failure."""
+    if not ctx.obstacle or not ctx.obstacles or not _wall(ctx.obstacles[-1]) or not action.sig:
+        return
+    calls, turn = ctx.obstacles[-1][0], ctx.obstacles[-1][1]
+    met = mem.get("met")
+    if not isinstance(met, dict):
+        met = mem["met"] = {}
+    key = format(zlib.crc32(action.sig.encode("utf-8", "replace")), "08x")
+    seen = met.pop(key, None)
+    seen = [s for s in seen if _meeting(s)][-2:] if isinstance(seen, list) else []
+    if seen and seen[-1][1] == turn:
+        seen.pop()  # the same turn: its latest call
+    met[key] = [*seen, [calls, turn, action.tool, _place(action)[:200]]][-2:]
+    while len(met) > MET_CAP:
+        del met[next(iter(met))]
+
+
+def _meeting(entry: object) -> bool:
+    """A meeting as `_met` remembers it: [call number, turn, tool, place]."""
+    return (
+        isinstance(entry, list)
+        and len(entry) == 4
+        and isinstance(entry[0], int)
+        and isinstance(entry[1], int)
+        and isinstance(entry[2], str)
+        and isinstance(entry[3], str)
+    )
+
+
+def _place(action: Call) -> str:
+    """Where a call met its wall, as the agent wrote it: its file or its command; '' for any
+    other tool (an MCP tool's input says nothing of where)."""
+    return action.target if action.path or action.tool == "Bash" else ""
+
+
+def _batch_wall(mem: dict, action: Call, batch: int, first: int) -> Signal:
+    """What `_stale` and `_bare` say where calls of one batch met one wall: the line they were
+    told, how many met it, where, and where it was met in an earlier turn, if it was within
+    the calls the window remembers its obstacles; `first`: the batch's first call that met it."""
+    from metacog.perception.symptoms import names_something
+
+    met = mem.get("met")
+    key = format(zlib.crc32(action.sig.encode("utf-8", "replace")), "08x")
+    seen = met.get(key) if isinstance(met, dict) else None
+    before = ""
+    if isinstance(seen, list) and len(seen) == 2 and _meeting(seen[0]):
+        call, _, tool, place = seen[0]
+        if 0 < first - call <= OBSTACLE_SPAN:
+            at = f"{tool} {quote(place, 40)}" if place else tool
+            if (tool, place) == (action.tool, _place(action)):
+                at = "it was met there"
+            else:
+                at += " met it"
+            before = f"; {at} {first - call} call{'s' if first - call > 1 else ''} before"
+    place = _place(action)
+    where = f"{action.tool} {quote(place, 40)}" if place else action.tool
+    kind = "refusal" if action.refused else "failure"
+    line = action.sig.split(" | ", 1)[0]
+    # A line that names something (a path, a name, a code) is quoted as the problem; Claude
+    # Code's own words that name nothing ("File has not been read yet…") are its refusal, said
+    # as words: quoted as a problem line they would read as one every failure prints (issue 17).
+    line = quote(line, 80) if names_something(line) else f'"{short(line, 80)}"'
+
+    head = f"{batch} calls of this batch, {where}, met the same {kind}, {line}"
+    ask = ". Sent again, they will meet it again: what will you find out first?"
+    return Signal(NAME, head + (before if len(head + before + ask) <= TEXT_CAP else "") + ask)
+
+
+def _meetings(obstacles: list) -> int:
+    """How many times these obstacles met a wall: once per model turn, and where calls of one
+    turn (a parallel batch) met the same wall (metacog.perception.novelty.wall), as many times
+    as they did: the agent decided once, the world answered that many times. Measured on the
+    243 shared sessions: read so by `_bare` (no line new at all, 3 meetings), it caught two
+    batches labelled stuck and added no signal to quiet sessions; by `_stale` too (2 meetings)
+    it added two, a batch of 3 and of 2 same refusals at one file."""
+    walls: dict[int, dict[int, int]] = {}
+    for o in obstacles:
+        met = walls.setdefault(o[1], {})
+        key = _wall(o) or -o[0]  # no wall known: a wall of its own
+        met[key] = met.get(key, 0) + 1
+    return sum(max(met.values()) for met in walls.values())
 
 
 def _nothing_new(action: Call, obstacles: int, span: int) -> Signal:
