@@ -219,6 +219,17 @@ def test_compaction_note_names_what_still_fails_and_what_worked(project: Path) -
     assert len(note) <= len("metacog: ") + 600
 
 
+def test_a_call_the_person_stopped_is_no_state_of_the_work_to_carry_over(project: Path) -> None:
+    rejected = "The user doesn't want to proceed with this tool use. The tool use was rejected."
+    run(project, "s1", [failed("make deploy", rejected), failed("make deploy", rejected)], T0)
+    start = captured("SessionStart", session_id="s1", cwd=str(project), source="compact")
+    assert agent_text(send(start, now=T0 + 200)) == ""
+    # ... where the same calls failing in the world are.
+    run(project, "s2", [failed("make deploy", "Exit code 2\nmake: *** [deploy] Error 1")] * 2, T0)
+    start = captured("SessionStart", session_id="s2", cwd=str(project), source="compact")
+    assert "still unresolved: `make deploy` failed 2×" in agent_text(send(start, now=T0 + 200))
+
+
 def test_no_compaction_note_when_nothing_failed(project: Path) -> None:
     run(project, "s1", [bash("ls"), bash("echo hi")], T0)
     start = captured("SessionStart", session_id="s1", cwd=str(project), source="compact")

@@ -79,6 +79,11 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
         if entry.get("edits"):  # edited since the last failure, and it failed again
             entry["tried"] = [*entry["tried"], *entry["edits"]][-TRIED_CAP:]
     entry.update(last=calls, tool=action.tool, target=action.target, edits=[])
+    # Claude Code's no to how a tool was used, or the person's (a call stopped, rejected):
+    # not the world answering.
+    from metacog.perception.symptoms import PER_INTENT
+
+    entry["refused"] = bool(action.refused) or action.mistake in PER_INTENT
     opened[problem] = entry
     while len(opened) > OPEN_CAP:
         del opened[next(iter(opened))]
@@ -276,8 +281,10 @@ def on_compaction(win: dict, ctx: Context) -> str:
             fix["lost"] = True
     opened = mem.get("open") if isinstance(mem.get("open"), dict) else {}
     # A failure seen once is no pain worth carrying over a compaction; one that came back is.
+    # A tool used wrongly (an Edit of a file not read, an old_string that matches nothing) or
+    # a call the person stopped is no state of the work: no pain to carry over a compaction.
     entries = sorted(
-        (e for e in opened.values() if _valid(e) and e["n"] >= 2),
+        (e for e in opened.values() if _valid(e) and e["n"] >= 2 and not e.get("refused")),
         key=lambda e: e["n"],
         reverse=True,
     )[:3]
