@@ -14,8 +14,9 @@ whether or not a sense spoke (the cost is the person's either way).
   brought nothing new (`stale`: the senses' own reading of the call, whatever its words)
   is a member too when it comes within STALE_GAP calls of the last one: the same wall
   met through varying commands is the same loop to a person; so is, as near, a failure
-  of the kind of wall Habit counts whichever call met it (`symptoms.BY_KIND`: a command
-  that never returns, a denial). It begins at the first
+  of the same kind of mistake whichever call met it: the walls Habit counts by kind
+  (`symptoms.BY_KIND`: a command that never returns, a denial), and the agent's own (an
+  old_string that matches nothing, on the next file). It begins at the first
   member and ends at the call that ended it: one of the failing calls passing (not for a
   mistake such as a stale old_string: the next Edit passing does not stop the habit), or
   the first of GAP calls in a row without a member (the agent moved on).
@@ -32,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from metacog.perception.call import stored
-from metacog.perception.symptoms import BY_KIND, identity
+from metacog.perception.symptoms import identity
 from metacog.senses import SENSES
 
 LOOP_SENSES = ("nociception", "habit", "vestibular")
@@ -191,7 +192,10 @@ def _problem_member(
 ) -> Callable[[int, int], int]:
     """How a call joins the loop around the obstacle `here` (SAME, NOTHING_NEW or 0), `gap`
     calls after the last member; `tried` grows with the calls that met the same problem."""
-    kind = here.get("mistake", "") if here.get("mistake", "") in BY_KIND else ""
+    # The loop's kind of mistake, as the report names its problem (`problem_of`): Nociception
+    # keeps one identity per file for an Edit's old_string (three files, three slips), but the
+    # same slip on the next file while the first is still being fought is the same loop.
+    kind = here.get("mistake", "")
 
     def member(i: int, gap: int) -> int:
         c = calls[i]
@@ -199,8 +203,8 @@ def _problem_member(
         if not c.get("ok", True) and ((ident and idents[i] == ident) or _key(c) in tried):
             return SAME
         if kind and c.get("mistake") == kind and gap < STALE_GAP:
-            # The same wall whichever call met it (Habit counts these by kind: a command that
-            # never returns, a denial), near enough to be the same stretch.
+            # The same wall or slip whichever call met it (Habit counts walls by kind: a
+            # command that never returns, a denial), near enough to be the same stretch.
             return NOTHING_NEW
         return NOTHING_NEW if stale(c) and gap < STALE_GAP else 0
 
