@@ -123,7 +123,7 @@ def _window(calls: list[dict], agent: str) -> list[int]:
 def find(calls: list[dict], loop_at: list[int]) -> list[dict]:
     """The episodes around the calls `loop_at` (indexes into `calls` where a loop sense
     spoke) and around every error that came back RECUR times, in order; a signal or a
-    recurrence inside an episode already found joins it. Two loops of one window may
+    recurrence at a member of an episode already found joins it. Two loops of one window may
     overlap: a person labels interleaved problems as two loops (templar's refused edits and
     its bodyclose lint, LABELS.jsonl), so they stay two."""
     episodes: list[dict] = []
@@ -135,7 +135,9 @@ def find(calls: list[dict], loop_at: list[int]) -> list[dict]:
         if not 0 <= at < len(calls):
             continue
         agent = calls[at].get("agent", "")
-        if any(e["agent"] == agent and e["start"] <= at <= e["last"] for e in episodes):
+        # A signal at a call of a loop found already is that loop's; one at another problem
+        # inside its stretch (a lint failing between refused edits) is a loop of its own.
+        if any(e["agent"] == agent and at in e["_members"] for e in episodes):
             continue
         order = windows.setdefault(agent, _window(calls, agent))
         episode = _around(calls, order, order.index(at), agent, idents)
@@ -236,10 +238,12 @@ def _around(calls: list[dict], order: list[int], pos: int, agent: str, idents: l
         return resolvable and not blocked(c) and _key(c) in tried
 
     first, gap, members = pos, 0, 1
+    held = {order[pos]}  # the members' places in `calls`
     for p in range(pos - 1, -1, -1):
         c = calls[order[p]]
         if joined := member(order[p], gap):
             first, gap, members = p, 0, members + 1
+            held.add(order[p])
             if joined == SAME:  # another way of the same problem; a stale member only joins
                 tried.add(_key(c))
         elif passes(c) or gap + 1 >= gap_cap:
@@ -251,6 +255,7 @@ def _around(calls: list[dict], order: list[int], pos: int, agent: str, idents: l
         c = calls[order[p]]
         if joined := member(order[p], gap):
             last, gap, members = p, 0, members + 1
+            held.add(order[p])
             if joined == SAME:
                 tried.add(_key(c))
         elif passes(c):
@@ -280,6 +285,7 @@ def _around(calls: list[dict], order: list[int], pos: int, agent: str, idents: l
             for i in order[first + 1 : (end if end is not None else last) + 1]
         ),
         "_order": order,
+        "_members": held,
     }
 
 
