@@ -231,6 +231,26 @@ def test_a_wall_habit_counts_by_kind_is_one_loop_whichever_call_met_it() -> None
     assert episodes.find(apart, [3 + 2 * (episodes.STALE_GAP + 1)]) == []
 
 
+def test_the_same_mistake_on_another_file_nearby_goes_on_with_the_loop() -> None:
+    # An Edit's old_string not found in one file, again and again, then in the next file and
+    # the one after (PackmindHub/context-evaluator: tabs read as spaces, LABELS.jsonl): one
+    # mistake to a person, though Nociception's identity for it is one per file.
+    other = {"tool": "Read", "target": "a.tsx", "ok": True, "obstacle": False, "gain": 1.0}
+    miss = {**_wall("a.tsx", 1.0, 3), "tool": "Edit", "mistake": "old-string-mismatch"}
+    miss["sig"] = "String to replace not found in file."
+    again = {**miss, "gain": 0.0, "news": 0}
+    head = [other, miss, other, again, other, again]
+    calls = head + [other] * 5 + [{**miss, "target": "b.tsx"}] + [other] * 5
+    calls += [{**miss, "target": "c.tsx"}] + [other] * 30
+    [loop] = episodes.find(calls, [3])
+    assert (loop["start"], loop["last"], loop["members"]) == (1, 17, 5)
+    # Its look-alike: the same mistake on another file after a stretch of other work (as far
+    # as a stale obstacle may lie) is a new slip, not the same loop.
+    apart = head + [other] * episodes.STALE_GAP + [{**miss, "target": "b.tsx"}] + [other] * 30
+    [loop] = episodes.find(apart, [3])
+    assert (loop["start"], loop["last"], loop["members"]) == (1, 5, 3)
+
+
 def test_a_stale_member_passing_later_does_not_end_the_loop() -> None:
     # The loop is `make` failing the same way; a probe that brought nothing new joined it,
     # and the probe passing later solves nothing: the loop goes on to make's next failure.

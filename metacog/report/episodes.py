@@ -14,8 +14,9 @@ whether or not a sense spoke (the cost is the person's either way).
   brought nothing new (`stale`: the senses' own reading of the call, whatever its words)
   is a member too when it comes within STALE_GAP calls of the last one: the same wall
   met through varying commands is the same loop to a person; so is, as near, a failure
-  of the kind of wall Habit counts whichever call met it (`symptoms.BY_KIND`: a command
-  that never returns, a denial). It begins at the first
+  of the same kind of mistake whichever call met it: the walls Habit counts by kind
+  (`symptoms.BY_KIND`: a command that never returns, a denial), and the agent's own (an
+  old_string that matches nothing, on the next file). It begins at the first
   member and ends at the call that ended it: one of the failing calls passing (not for a
   mistake such as a stale old_string: the next Edit passing does not stop the habit), or
   the first of GAP calls in a row without a member (the agent moved on).
@@ -32,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from metacog.perception.call import stored
-from metacog.perception.symptoms import BY_KIND, identity
+from metacog.perception.symptoms import identity
 from metacog.senses import SENSES
 
 LOOP_SENSES = ("nociception", "habit", "vestibular")
@@ -122,7 +123,7 @@ def _window(calls: list[dict], agent: str) -> list[int]:
 def find(calls: list[dict], loop_at: list[int]) -> list[dict]:
     """The episodes around the calls `loop_at` (indexes into `calls` where a loop sense
     spoke) and around every error that came back RECUR times, in order; a signal or a
-    recurrence inside an episode already found joins it. Two loops of one window may
+    recurrence at a member of an episode already found joins it. Two loops of one window may
     overlap: a person labels interleaved problems as two loops (templar's refused edits and
     its bodyclose lint, LABELS.jsonl), so they stay two."""
     episodes: list[dict] = []
@@ -134,7 +135,9 @@ def find(calls: list[dict], loop_at: list[int]) -> list[dict]:
         if not 0 <= at < len(calls):
             continue
         agent = calls[at].get("agent", "")
-        if any(e["agent"] == agent and e["start"] <= at <= e["last"] for e in episodes):
+        # A signal at a call of a loop found already is that loop's; one at another problem
+        # inside its stretch (a lint failing between refused edits) is a loop of its own.
+        if any(e["agent"] == agent and at in e["_members"] for e in episodes):
             continue
         order = windows.setdefault(agent, _window(calls, agent))
         episode = _around(calls, order, order.index(at), agent, idents)
@@ -191,7 +194,10 @@ def _problem_member(
 ) -> Callable[[int, int], int]:
     """How a call joins the loop around the obstacle `here` (SAME, NOTHING_NEW or 0), `gap`
     calls after the last member; `tried` grows with the calls that met the same problem."""
-    kind = here.get("mistake", "") if here.get("mistake", "") in BY_KIND else ""
+    # The loop's kind of mistake, as the report names its problem (`problem_of`): Nociception
+    # keeps one identity per file for an Edit's old_string (three files, three slips), but the
+    # same slip on the next file while the first is still being fought is the same loop.
+    kind = here.get("mistake", "")
 
     def member(i: int, gap: int) -> int:
         c = calls[i]
@@ -199,8 +205,8 @@ def _problem_member(
         if not c.get("ok", True) and ((ident and idents[i] == ident) or _key(c) in tried):
             return SAME
         if kind and c.get("mistake") == kind and gap < STALE_GAP:
-            # The same wall whichever call met it (Habit counts these by kind: a command that
-            # never returns, a denial), near enough to be the same stretch.
+            # The same wall or slip whichever call met it (Habit counts walls by kind: a
+            # command that never returns, a denial), near enough to be the same stretch.
             return NOTHING_NEW
         return NOTHING_NEW if stale(c) and gap < STALE_GAP else 0
 
@@ -232,10 +238,12 @@ def _around(calls: list[dict], order: list[int], pos: int, agent: str, idents: l
         return resolvable and not blocked(c) and _key(c) in tried
 
     first, gap, members = pos, 0, 1
+    held = {order[pos]}  # the members' places in `calls`
     for p in range(pos - 1, -1, -1):
         c = calls[order[p]]
         if joined := member(order[p], gap):
             first, gap, members = p, 0, members + 1
+            held.add(order[p])
             if joined == SAME:  # another way of the same problem; a stale member only joins
                 tried.add(_key(c))
         elif passes(c) or gap + 1 >= gap_cap:
@@ -247,6 +255,7 @@ def _around(calls: list[dict], order: list[int], pos: int, agent: str, idents: l
         c = calls[order[p]]
         if joined := member(order[p], gap):
             last, gap, members = p, 0, members + 1
+            held.add(order[p])
             if joined == SAME:
                 tried.add(_key(c))
         elif passes(c):
@@ -276,6 +285,7 @@ def _around(calls: list[dict], order: list[int], pos: int, agent: str, idents: l
             for i in order[first + 1 : (end if end is not None else last) + 1]
         ),
         "_order": order,
+        "_members": held,
     }
 
 
