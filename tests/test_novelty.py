@@ -143,6 +143,20 @@ def test_the_persons_no_is_not_an_obstacle_an_empty_answer_is() -> None:
     assert not novelty.is_obstacle(Call("Bash", "x"))
 
 
+def test_a_call_cancelled_by_its_siblings_failure_met_no_obstacle_of_its_own() -> None:
+    # Claude Code cancels the rest of a parallel batch when one call fails: the failure is
+    # the sibling's, counted once there (quiet sessions medgemma, exvs2, chkit: 4 words less).
+    from metacog.perception.action import make
+
+    def refused(error: str) -> Call:
+        return make(
+            "Read", "a.md", f"<tool_use_error>{error}</tool_use_error>", 0, 0, 0, refused=True
+        )
+
+    assert not novelty.is_obstacle(refused("Sibling tool call errored"))
+    assert novelty.is_obstacle(refused("File does not exist."))
+
+
 # Through the hook: a failure whose signature changes (so no streak of "the same error" forms)
 # while everything else it prints was shown already, three times, is stuck; failures that each
 # bring new specific lines under the same banner are progress.

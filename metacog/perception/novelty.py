@@ -490,8 +490,9 @@ def wall(action: Call) -> int:
 def is_obstacle(action: Call) -> bool:
     """Whether the call met an obstacle: it failed (timed out among the ways), was refused, or
     a question came back empty; the person's own no (an interrupted call: the person speaking
-    is not the world answering) is not one."""
-    return action.outcome in _OBSTACLES
+    is not the world answering) is not one, nor a call cancelled because another of its batch
+    failed (that failure is the obstacle, met once)."""
+    return action.outcome in _OBSTACLES and not _CANCELLED.match(action.sig)
 
 
 class Reading:
