@@ -18,6 +18,25 @@ def _first(kind: str, pred=lambda e: True) -> dict:
     return copy.deepcopy(next(e for e in SAMPLE if e.get("type") == kind and pred(e)))
 
 
+def _refused_call() -> dict:
+    """The captured refused Edit's tool_use line (a fresh copy)."""
+    return _first(
+        "assistant",
+        lambda e: e["message"]["content"][0].get("input", {}).get("old_string") == "NOT THERE",
+    )
+
+
+def _refusal() -> dict:
+    """The captured refused call's <tool_use_error> result line (a fresh copy)."""
+    return _first(
+        "user",
+        lambda e: (
+            isinstance(e["message"]["content"], list)
+            and "<tool_use_error>" in str(e["message"]["content"][0].get("content"))
+        ),
+    )
+
+
 class Transcript:
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -56,56 +75,25 @@ class Transcript:
     def refused_edit(self, old: str = "NOT THERE") -> None:
         """The captured refused Edit: a tool_use and its <tool_use_error> result, no hook."""
         self.n += 1
-        call = _first(
-            "assistant",
-            lambda e: e["message"]["content"][0].get("input", {}).get("old_string") == "NOT THERE",
-        )
+        call = _refused_call()
         call["message"]["content"][0]["id"] = f"toolu_r{self.n}"
         call["message"]["id"] = f"msg_r{self.n}"  # each refused call is the model's next attempt
         call["message"]["content"][0]["input"]["old_string"] = old
-        result = _first(
-            "user",
-            lambda e: (
-                isinstance(e["message"]["content"], list)
-                and "<tool_use_error>" in str(e["message"]["content"][0].get("content"))
-            ),
-        )
+        result = _refusal()
         result["message"]["content"][0]["tool_use_id"] = f"toolu_r{self.n}"
         self.add(call)
         self.add(result)
 
     def refused(self, tool: str, tool_input: dict, message: str) -> None:
         """The captured refused call's two lines with another tool, input and refusal text."""
-        self.n += 1
-        call = _first(
-            "assistant",
-            lambda e: e["message"]["content"][0].get("input", {}).get("old_string") == "NOT THERE",
-        )
-        block = call["message"]["content"][0]
-        block.update(id=f"toolu_r{self.n}", name=tool, input=tool_input)
-        call["message"]["id"] = f"msg_r{self.n}"
-        result = _first(
-            "user",
-            lambda e: (
-                isinstance(e["message"]["content"], list)
-                and "<tool_use_error>" in str(e["message"]["content"][0].get("content"))
-            ),
-        )
-        result["message"]["content"][0].update(
-            tool_use_id=f"toolu_r{self.n}", content=f"<tool_use_error>{message}</tool_use_error>"
-        )
-        self.add(call)
-        self.add(result)
+        self.refused_batch([(tool, tool_input, message)])
 
     def refused_batch(self, calls: list[tuple[str, dict, str]]) -> list[str]:
         """One model response asking for `calls` (tool, input, refusal text) at once, each
         refused: the captured refused call's two lines, its blocks in one response, its
         results after. Returns the calls' tool_use ids."""
         self.n += 1
-        call = _first(
-            "assistant",
-            lambda e: e["message"]["content"][0].get("input", {}).get("old_string") == "NOT THERE",
-        )
+        call = _refused_call()
         block = call["message"]["content"][0]
         ids = [f"toolu_p{self.n}_{k}" for k in range(len(calls))]
         call["message"]["id"] = f"msg_p{self.n}"
@@ -115,13 +103,7 @@ class Transcript:
         ]
         self.add(call)
         for i, (_, _, message) in zip(ids, calls, strict=True):
-            result = _first(
-                "user",
-                lambda e: (
-                    isinstance(e["message"]["content"], list)
-                    and "<tool_use_error>" in str(e["message"]["content"][0].get("content"))
-                ),
-            )
+            result = _refusal()
             result["message"]["content"][0].update(
                 tool_use_id=i, content=f"<tool_use_error>{message}</tool_use_error>"
             )

@@ -281,7 +281,7 @@ def _met(mem: dict, action: Call, ctx: Context) -> None:
     met = mem.get("met")
     if not isinstance(met, dict):
         met = mem["met"] = {}
-    key = format(zlib.crc32(action.sig.encode("utf-8", "replace")), "08x")
+    key = _signature_key(action)
     seen = met.pop(key, None)
     seen = [s for s in seen if _meeting(s)][-2:] if isinstance(seen, list) else []
     if seen and seen[-1][1] == turn:
@@ -291,16 +291,24 @@ def _met(mem: dict, action: Call, ctx: Context) -> None:
         del met[next(iter(met))]
 
 
-def _meeting(entry: object) -> bool:
-    """A meeting as `_met` remembers it: [call number, turn, tool, place]."""
+def _signature_key(action: Call) -> str:
+    """How `met` keys a failure's signature: a short checksum, never its words."""
+    return format(zlib.crc32(action.sig.encode("utf-8", "replace")), "08x")
+
+
+def _shaped(entry: object, kinds: tuple[type, ...]) -> bool:
+    """Whether a remembered entry is a list of exactly these kinds of value, in order (what a
+    damaged or older state holds is read as nothing)."""
     return (
         isinstance(entry, list)
-        and len(entry) == 4
-        and isinstance(entry[0], int)
-        and isinstance(entry[1], int)
-        and isinstance(entry[2], str)
-        and isinstance(entry[3], str)
+        and len(entry) == len(kinds)
+        and all(isinstance(value, kind) for value, kind in zip(entry, kinds, strict=True))
     )
+
+
+def _meeting(entry: object) -> bool:
+    """A meeting as `_met` remembers it: [call number, turn, tool, place]."""
+    return _shaped(entry, (int, int, str, str))
 
 
 def _place(action: Call) -> str:
@@ -316,7 +324,7 @@ def _batch_wall(mem: dict, action: Call, batch: int, first: int) -> Signal:
     from metacog.perception.symptoms import names_something
 
     met = mem.get("met")
-    key = format(zlib.crc32(action.sig.encode("utf-8", "replace")), "08x")
+    key = _signature_key(action)
     seen = met.get(key) if isinstance(met, dict) else None
     before = ""
     if isinstance(seen, list) and len(seen) == 2 and _meeting(seen[0]):
@@ -436,14 +444,8 @@ def _guard(entry: object, calls: int, cfg: dict) -> bool:
     """A refusal by a guard as `_around` remembers it, lately: [call number, turn, its object,
     kind, command]."""
     return (
-        isinstance(entry, list)
-        and len(entry) == 5
-        and isinstance(entry[0], int)
-        and isinstance(entry[1], int)
-        and isinstance(entry[2], str)
-        and isinstance(entry[3], str)
+        _shaped(entry, (int, int, str, str, str))
         and entry[3] in GUARDED
-        and isinstance(entry[4], str)
         and 0 <= calls - entry[0] < cfg["stale_span"]
     )
 
