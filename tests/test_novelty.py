@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import zlib
 
-from hooktest import agent_text, captured, failed, send
+from hooktest import agent_text, bash, captured, failed, send
 
 from metacog.perception import novelty
 from metacog.perception.call import Call
@@ -677,3 +677,45 @@ def test_a_line_that_opens_with_where_it_points_names_nothing_new_when_it_moves(
         read = novelty.update(win, Call("Bash", "npx eslint src", ok=False), prints, named)
         out.append(read.news)
     assert out[0] and out[1:] == [0, 1]  # the first names the file too
+
+
+def _perceived(payloads: list[dict]) -> list[novelty.Reading]:
+    """Each call as the hook perceives it (metacog.perception.action.from_event), read against
+    one window in turn."""
+    from metacog.event import Event
+    from metacog.perception.action import from_event
+
+    win: dict = {"calls": 0}
+    out = []
+    for payload in payloads:
+        win["calls"] += 1
+        action = from_event(Event(payload), 0.0)
+        out.append(novelty.update(win, action, list(action.prints), list(action.named)))
+    return out
+
+
+def test_a_commands_own_words_are_not_news_whichever_call_prints_them() -> None:
+    # A fallback's word and an echoed header, printed later by a look at a background job's
+    # log: the agent's words coming back, not the world's answer. Only the exit code and `ls`'s
+    # complaint are new.
+    sent = 'node shot.mjs > /tmp/job.out; ls /tmp/shot.png 2>/dev/null || echo "MISSING"; echo "--- rerun ---"'
+    log = "Exit code 1\nMISSING\n--- rerun ---\nls: /tmp/shot.png: No such file or directory"
+    _, later = _perceived(
+        [bash(sent, stdout=""), failed("cat /tmp/job.out; ls /tmp/shot.png", log)]
+    )
+    assert later.gain == 0.5  # 2 lines of 4; "MISSING" and "--- rerun ---" counted as news: 1.0
+    # The same lines printed by a command that never said them are the world's: news.
+    (other,) = _perceived([failed("cat /tmp/job.out; ls /tmp/shot.png", log)])
+    assert other.gain == 1.0
+
+
+def test_a_shorter_result_through_other_plumbing_is_not_news() -> None:
+    # `2>/dev/null` hides what `ls` said: the same act shows less, and nothing got fixed.
+    log = "Exit code 1\nMISSING\n--- rerun ---"
+    readings = _perceived(
+        [
+            failed("cat /tmp/job.out; ls /tmp/shot.png", f"{log}\nls: /tmp/shot.png: No such file"),
+            failed("cat /tmp/job.out; ls /tmp/shot.png 2>/dev/null", log),
+        ]
+    )
+    assert readings[1].gain == 0.0

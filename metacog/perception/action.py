@@ -156,8 +156,8 @@ def target_of(tool: str, tool_input: dict, cwd: str) -> str:
 
 
 def acted(tool: str, tool_input: dict) -> dict:
-    """What a shell command is (metacog.perception.act), as the Call's fields `act` and
-    `does`, read once from its whole text: {} for any other tool."""
+    """What a shell command is (metacog.perception.act), as the Call's fields `act`, `does`
+    and `own`, read once from its whole text: {} for any other tool."""
     command = tool_input.get("command") if tool == "Bash" else None
     if not isinstance(command, str):
         return {}
@@ -168,7 +168,7 @@ def acted(tool: str, tool_input: dict) -> dict:
     # ends is for a later look at its output.
     background = act.background or tool_input.get("run_in_background") is True
     does = "w" * act.writes + "t" * act.tests + "s" * act.waits + "b" * background
-    return {"act": act.key, "does": does}
+    return {"act": act.key, "does": does, "own": novelty.own(act.says)}
 
 
 def checksum(value: object) -> int:

@@ -42,6 +42,7 @@ _FIELDS = (
     "named",  # which of those lines name something
     "act",  # a shell command's identity without its plumbing (metacog.perception.act), ''
     "does",  # what a shell command does, from its whole text: w writes, t tests, s sleeps, b background
+    "own",  # the fingerprints of the lines its own sayers print (metacog.perception.novelty.own)
 )
 
 
@@ -77,6 +78,7 @@ class Call(tuple):
         named: tuple = (),
         act: str = "",
         does: str = "",
+        own: tuple = (),
     ) -> Call:
         return tuple.__new__(
             cls,
@@ -100,6 +102,7 @@ class Call(tuple):
                 named,
                 act,
                 does,
+                own,
             ),
         )
 
@@ -122,6 +125,7 @@ class Call(tuple):
     named: tuple = property(itemgetter(16))  # type: ignore[assignment]
     act: str = property(itemgetter(17))  # type: ignore[assignment]
     does: str = property(itemgetter(18))  # type: ignore[assignment]
+    own: tuple = property(itemgetter(19))  # type: ignore[assignment]
 
     @property
     def identity(self) -> str:

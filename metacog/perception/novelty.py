@@ -390,13 +390,14 @@ def _forget(shown: list, keys: set) -> None:
     shown[:] = [entry for entry in shown if entry[1]]
 
 
-def _remember(mem: dict, name: str, action: Call, value: int, cap: int) -> object:
-    """Set what the window keeps of this call under `name` (a map of at most `cap` calls, the
-    least recently seen dropped first) and return what it held before (None if nothing)."""
+def _remember(mem: dict, name: str, key: int, value: int, cap: int) -> object:
+    """Set what the window keeps of a call (its `key`) under `name` (a map of at most `cap`
+    calls, the least recently seen dropped first) and return what it held before (None if
+    nothing)."""
     kept = mem.get(name)
     if not isinstance(kept, dict):
         kept = mem[name] = {}
-    key = format(call_key(action), "08x")
+    key = format(key, "08x")
     last = kept.pop(key, None)
     kept[key] = value
     while len(kept) > cap:
@@ -404,18 +405,42 @@ def _remember(mem: dict, name: str, action: Call, value: int, cap: int) -> objec
     return last
 
 
+OWN_CAP = 16  # lines of a command's own sayers remembered as its words
+
+
+def own(says: tuple) -> tuple:
+    """The fingerprints of the lines a command's sayers print in their own words
+    (metacog.perception.act.Act.says: `|| echo "MISSING"`, `echo "=== status ==="`): the
+    agent's words, not the world's answer, whichever call's output shows them (a background
+    job's log read back later among them)."""
+    return tuple(dict.fromkeys(_print(line) for _, line in says[:OWN_CAP]))
+
+
+def _said(shown: list, prints: tuple, calls: int) -> None:
+    """Remember a call's own words (`own`) as shown by it, before what it showed is weighed:
+    the window had them from the agent, so no result that prints them brings them as news."""
+    keys = " ".join(format(p, "06x") for p in prints)
+    if shown and shown[-1][0] == calls:
+        shown[-1][1] = f"{shown[-1][1]} {keys}"
+    else:
+        shown.append([calls, keys])
+
+
 def _fresh(mem: dict, action: Call, calls: int) -> int:
     """1 when this question (tool and target) has not had an empty or bare answer within SPAN
     calls since the last edit, else 0; the question is remembered as asked now."""
-    last = _remember(mem, "asked", action, calls, ASKED_CAP)
+    last = _remember(mem, "asked", call_key(action), calls, ASKED_CAP)
     return int(not isinstance(last, int) or calls - last > SPAN)
 
 
 def _shrank(mem: dict, action: Call, lines: int) -> bool:
-    """Whether this call's result is shorter than the same call's last one (the same tool
-    and target): a failure list that shrinks is progress, though every line left was shown
-    before (9 `mismatched types`, then 5, then 1)."""
-    last = _remember(mem, "sizes", action, lines, SIZES_CAP)
+    """Whether this call's result is shorter than the same call's last one, word for word
+    (the same tool and target, plumbing included): a failure list that shrinks is progress,
+    though every line left was shown before (9 `mismatched types`, then 5, then 1). Not the
+    same act with other plumbing: `ls x 2>/dev/null` shows less than `ls x` because it hides
+    what `ls x` said, not because anything got fixed."""
+    exact = zlib.crc32(f"{action.tool} {action.target}".encode("utf-8", "replace"))
+    last = _remember(mem, "sizes", exact, lines, SIZES_CAP)
     return isinstance(last, int) and 0 < lines < last
 
 
@@ -534,6 +559,8 @@ def update(win: dict, action: Call, prints: list, named: list, main: bool = True
             shown,
             {k for k in nothing if isinstance(k, str)} if isinstance(nothing, list) else set(),
         )
+    if action.own:
+        _said(shown, action.own, calls)
     bare = not action.ok and not named and len(set(prints)) <= 1
     if action.empty:
         # An empty answer: its one line, nothing found at that place (metacog.perception.action), is
