@@ -269,6 +269,31 @@ def test_the_lines_a_command_prints_in_its_own_words_and_when(
 
 
 @pytest.mark.parametrize(
+    ("command", "program"),
+    [
+        ("if grep -q x f; then echo ok; fi", "grep"),
+        ("! pytest -q", "pytest"),
+        ("(cd app && npm test)", "npm"),
+        ("until curl -s localhost:3000; do sleep 1; done", "curl"),
+        ("while ps -p 42 > /dev/null; do sleep 5; done", "ps"),
+        ('for ip in 1 2; do (curl -s "h/$ip" | grep -q v && echo at) & done', "for"),
+        ("{ sudo make install; }", "make"),
+        ("! timeout 5 sudo -u bob ls x", "ls"),
+        ("until timeout 6 bash -c 'true'; do n=$((n+1)); sleep 5; done", "bash"),
+    ],
+)
+def test_the_program_of_a_stage_is_read_once_past_the_shells_keywords(
+    command: str, program: str
+) -> None:
+    """`Act.program` (the act's) and `Act.acts` (each acting pipeline's) read a stage's
+    program the same way: past `if`, `!`, `until`, `(`, `{` and the words that run it (the
+    act's program had been `if`, `!`, `(cd`, `until`, as the shell's grammar is no act)."""
+    act = read(f'{command}; echo "done here"')  # a sayer: `acts` is read
+    assert act.program == program
+    assert act.acts[0][0] == program or program == "for"  # a loop's header is when, not what
+
+
+@pytest.mark.parametrize(
     ("command", "writes"),
     [
         ('echo "---"; grep -rn x src 2>/dev/null', False),  # 2>/dev/null is grep's, not echo's

@@ -384,11 +384,11 @@ def _read(command: str) -> Act:
     programs = set()
     for at, (before, step) in enumerate(parsed):
         piped = at + 1 < len(parsed) and parsed[at + 1][0] == "|"  # it feeds the next
-        core = unwrapped(step)
+        core = _stage(step)
         if not core:
             continue
-        name = core[0].rsplit("/", 1)[-1]
-        programs.add(name[:80])
+        name = _name(core)
+        programs.add(name)
         if before in ("|", "||", ";") and programs - {name}:
             act.hides_exit = True
         act.runner = act.runner or _runner(core)
@@ -412,7 +412,7 @@ def _read(command: str) -> Act:
     if not acting:
         return act
     first = acting[0]
-    act.program = first[0].rsplit("/", 1)[-1][:80]
+    act.program = _name(first)
     parts = []  # what is fed to the act is part of it (the answer piped to its prompt)
     for before, core in kept:
         parts.append((f" {before} " if before and parts else "") + " ".join(core))
@@ -491,17 +491,28 @@ def _says(parsed: list[tuple[str, list[str]]]) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def _program(stage: list[str]) -> str:
-    """The program a pipeline's stage runs, past the shell's keywords and parentheses
-    (`do (curl -s …` runs curl), '' for none or one that only says where or when."""
-    core = unwrapped(stage)
-    while core and (core[0] in _KEYWORDS or core[0][:1] == "("):
-        if core[0][:1] == "(" and core[0].strip("("):
-            core = [core[0].lstrip("("), *core[1:]]
+def _stage(step: list[str]) -> list[str]:
+    """A pipeline stage's words from its program on: past the shell's keywords and a
+    subshell's parenthesis (`do (curl -s …`, `! grep -q x`, `if [ -f x ]`), its redirections
+    and the words that run it (`unwrapped`)."""
+    while step and (step[0] in _KEYWORDS or step[0][:1] == "("):
+        if step[0][:1] == "(" and step[0].strip("("):
+            step = [step[0].lstrip("("), *step[1:]]
             break
-        core = core[1:]
-    name = core[0].rsplit("/", 1)[-1].rstrip(")") if core else ""
-    return "" if name in _SETTINGS or name in _SAYERS or name in _KEYWORDS else name[:80]
+        step = step[1:]
+    return unwrapped(step)
+
+
+def _name(core: list[str]) -> str:
+    """The program a stage's words (`_stage`) run, without its folder (`(npm test)`: npm)."""
+    return core[0].rsplit("/", 1)[-1].rstrip(")")[:80] if core else ""
+
+
+def _program(stage: list[str]) -> str:
+    """The program a pipeline's stage runs (`_name`), '' for none or one that only says
+    where or when."""
+    name = _name(_stage(stage))
+    return "" if name in _SETTINGS or name in _SAYERS or name in _KEYWORDS else name
 
 
 def _acts(parsed: list[tuple[str, list[str]]]) -> tuple[tuple[str, ...], ...]:
