@@ -62,6 +62,13 @@ def test_what_follows_a_heredoc_is_read_and_its_body_is_not() -> None:
     assert segments("python3 - <<PY\nimport os && x") == ["python3 - <<PY"]
 
 
+def test_a_line_that_ends_with_and_or_or_or_a_pipe_goes_on() -> None:
+    assert words("make &&\n  echo ok") == ["make", "&&", "echo", "ok"]
+    assert words("ls ||\n\necho x | \n wc") == ["ls", "||", "echo", "x", "|", "wc"]
+    assert words("make\necho ok") == ["make", "\n", "echo", "ok"]
+    assert segments("make &&\necho ok") == ["make", "echo ok"]
+
+
 def test_a_list_is_cut_where_the_shell_cuts_it() -> None:
     assert segments('sleep 3 && curl -s "a && b" | jq . ; echo done &') == [
         "sleep 3",
@@ -238,12 +245,52 @@ def test_a_command_is_read_once_for_its_readers(monkeypatch: pytest.MonkeyPatch)
         ),  # `at $ip` says what the world holds
         ("echo ready > status.txt; ls", []),  # into a file, not the output
         ("ls a || ls b", []),  # after `||` a program: its words are the world's
+        # A list is one list past a line's end after `&&`, `||` or `|`, however long: the
+        # shell reads `a &&⏎ echo` as one list (it had been read as `a; echo`, and more
+        # than six acts as nothing said).
+        ('git merge x &&\necho "Merged"', [("then", "Merged")]),
+        ("ls build ||\n  echo 'No build'", [("else", "No build")]),
+        ("a && b && c && d && e && f && g && echo done", [("then", "done")]),
+        (
+            "echo start && a && b && c && d && e && f && g && echo ok || echo failed",
+            [("always", "start"), ("then", "ok"), ("else", "failed")],
+        ),
+        (
+            "a && echo one; b || echo two && echo three",
+            [("then", "one"), ("else", "two"), ("always", "three")],
+        ),
+        ("false && echo never || echo always", [("always", "always")]),
     ],
 )
 def test_the_lines_a_command_prints_in_its_own_words_and_when(
     command: str, says: list[tuple[str, str]]
 ) -> None:
     assert list(read(command).says) == says
+
+
+@pytest.mark.parametrize(
+    ("command", "program"),
+    [
+        ("if grep -q x f; then echo ok; fi", "grep"),
+        ("! pytest -q", "pytest"),
+        ("(cd app && npm test)", "npm"),
+        ("until curl -s localhost:3000; do sleep 1; done", "curl"),
+        ("while ps -p 42 > /dev/null; do sleep 5; done", "ps"),
+        ('for ip in 1 2; do (curl -s "h/$ip" | grep -q v && echo at) & done', "for"),
+        ("{ sudo make install; }", "make"),
+        ("! timeout 5 sudo -u bob ls x", "ls"),
+        ("until timeout 6 bash -c 'true'; do n=$((n+1)); sleep 5; done", "bash"),
+    ],
+)
+def test_the_program_of_a_stage_is_read_once_past_the_shells_keywords(
+    command: str, program: str
+) -> None:
+    """`Act.program` (the act's) and `Act.acts` (each acting pipeline's) read a stage's
+    program the same way: past `if`, `!`, `until`, `(`, `{` and the words that run it (the
+    act's program had been `if`, `!`, `(cd`, `until`, as the shell's grammar is no act)."""
+    act = read(f'{command}; echo "done here"')  # a sayer: `acts` is read
+    assert act.program == program
+    assert act.acts[0][0] == program or program == "for"  # a loop's header is when, not what
 
 
 @pytest.mark.parametrize(

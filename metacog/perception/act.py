@@ -107,6 +107,7 @@ _WRITES = re.compile(
 # the next word).
 _REDIRECT = re.compile(r"^(?:\d*|&)(?:>>?|<)(?:&\d+|&-)?(.*)$")
 _OPERATORS = ("&&", "||", ";", "|", "&", "\n")
+_GOES_ON = ("&&", "||", "|")  # operators after which a new line is no end of the command
 
 # When a sayer's line is printed (`Act.says`): whatever the acts before it did, only when they
 # all went well (`test -f x && echo OK`), only when one failed (`ls build || echo "No build"`).
@@ -118,7 +119,6 @@ _KEYWORDS = frozenset(
 )
 # Steps that say where or when the act runs, not what it is.
 _SETTINGS = frozenset(("cd", "pushd", "popd", "sleep", "wait", "for", "case", "esac"))
-_WORLDS = 6  # acts of one `&&`/`||` list whose outcomes are tried together (2**6 at most)
 
 
 def words(command: str, cuts: list[tuple[int, int]] | None = None) -> list[str]:
@@ -165,6 +165,8 @@ def words(command: str, cuts: list[tuple[int, int]] | None = None) -> list[str]:
             if operator == "\n" and bodies:
                 end = _past_bodies(command, end, bodies, n)  # the file's text, not commands
                 bodies = []
+            if operator == "\n" and out and out[-1] in _GOES_ON:
+                operator = ""  # `a &&⏎ b`: the list goes on past the line's end
             if operator:
                 out.append(operator)
                 if cuts is not None and operator != "|":
@@ -314,6 +316,20 @@ class Act:
         # `cd`, `sleep`, a loop's header): ("lsof", "grep") for `lsof -i :80 | grep LISTEN`.
         self.acts: tuple[tuple[str, ...], ...] = ()
 
+    def heard(self) -> dict[str, set[str]]:
+        """Each line its sayers print in their own words (`says`), its spaces made single
+        (`said`), with every branch it is printed in: what a line of its output is, when it
+        is one of them (`{ELSE}`: only a fallback printed it)."""
+        out: dict[str, set[str]] = {}
+        for branch, line in self.says:
+            out.setdefault(said(line), set()).add(branch)
+        return out
+
+
+def said(line: str) -> str:
+    """A printed line as its words are heard, its spaces made single (`  a   b ` is `a b`)."""
+    return " ".join(line.split())
+
 
 def _runner(core: list[str]) -> str:
     """The test runner a step's words run (`pytest`, `go test`, `npm run test`, `make check`),
@@ -368,11 +384,11 @@ def _read(command: str) -> Act:
     programs = set()
     for at, (before, step) in enumerate(parsed):
         piped = at + 1 < len(parsed) and parsed[at + 1][0] == "|"  # it feeds the next
-        core = unwrapped(step)
+        core = _stage(step)
         if not core:
             continue
-        name = core[0].rsplit("/", 1)[-1]
-        programs.add(name[:80])
+        name = _name(core)
+        programs.add(name)
         if before in ("|", "||", ";") and programs - {name}:
             act.hides_exit = True
         act.runner = act.runner or _runner(core)
@@ -396,7 +412,7 @@ def _read(command: str) -> Act:
     if not acting:
         return act
     first = acting[0]
-    act.program = first[0].rsplit("/", 1)[-1][:80]
+    act.program = _name(first)
     parts = []  # what is fed to the act is part of it (the answer piped to its prompt)
     for before, core in kept:
         parts.append((f" {before} " if before and parts else "") + " ".join(core))
@@ -430,9 +446,8 @@ def _printed(step: list[str], core: list[str]) -> tuple[str, ...] | None:
 
 def _says(parsed: list[tuple[str, list[str]]]) -> tuple[tuple[str, str], ...]:
     """The lines a command's sayers print in their own words, each with when (ALWAYS, THEN,
-    ELSE): each `&&`/`||` list is run in every world of its acts' outcomes (the shell's own
-    rules: `a && b || c` runs `c` when `a` or `b` failed), and a sayer is read by the worlds
-    it ran in."""
+    ELSE): each `&&`/`||` list is read by the shell's own rules (`a && b || c` runs `c` when
+    `a` or `b` failed) in every run of its acts' outcomes, and a sayer by the runs it is in."""
     lists: list[list[tuple[str, list[list[str]]]]] = []  # pipelines: (operator, stages)
     for before, step in parsed:
         if before == "|" and lists:
@@ -443,53 +458,61 @@ def _says(parsed: list[tuple[str, list[str]]]) -> tuple[tuple[str, str], ...]:
             lists.append([("", [step])])
     out: list[tuple[str, str]] = []
     for pipes in lists:
-        said: dict[int, tuple[str, ...]] = {}
+        saying: dict[int, tuple[str, ...]] = {}
         failing: set[int] = set()  # sayers that fail (`false`)
-        acts: list[int] = []
+        acts: set[int] = set()
         for at, (_, stages) in enumerate(pipes):
             core = unwrapped(stages[0]) if len(stages) == 1 else []
             if core and core[0] in _SAYERS:
                 lines = _printed(stages[0], core)
-                said[at] = lines or ()
+                saying[at] = lines or ()
                 if core[0] == "false":
                     failing.add(at)
             else:
-                acts.append(at)
-        if not any(said.values()) or len(acts) > _WORLDS:
+                acts.add(at)
+        if not any(saying.values()):
             continue
-        everywhere = set(said)
-        ran_well: set[int] = set()
-        ran_ever: set[int] = set()
-        for world in range(1 << len(acts)):
-            went = {at: bool(world >> i & 1) for i, at in enumerate(acts)}
-            status, ran = True, set()
-            for at, (op, _) in enumerate(pipes):
-                if (op == "&&" and not status) or (op == "||" and status):
-                    continue
-                ran.add(at)
-                status = went.get(at, at not in failing)  # a sayer: `false` fails
-            everywhere &= ran
-            ran_ever |= ran
-            if world == (1 << len(acts)) - 1:
-                ran_well = ran
-        for at, lines in said.items():
-            when = ALWAYS if at in everywhere else THEN if at in ran_well else ELSE
-            if at in ran_ever:
-                out.extend((when, line) for line in lines)
+        # Each act may go either way whatever went before, so the exit statuses that some run
+        # reaches before a step decide whether it runs in some run or in every run; `well`
+        # is the status of the run where every act went well. Read once along the list: no
+        # cap on its acts (trying each run of 2**n was capped at 6 acts, and a long `&&`
+        # chain's `echo "✅ Merged"` went unread).
+        reached, well = {True}, True  # the first step: as if after one that went well
+        for at, (op, _) in enumerate(pipes):
+            needs = op != "||"  # `&&` (and the first) runs after success, `||` after failure
+            if needs not in reached:
+                continue  # never runs
+            outcomes = {True, False} if at in acts else {at not in failing}
+            when = ALWAYS if reached == {needs} else THEN if well == needs else ELSE
+            reached = (reached - {needs}) | outcomes
+            if well == needs:
+                well = at in acts or at not in failing
+            out.extend((when, line) for line in saying.get(at, ()))
     return tuple(out)
 
 
-def _program(stage: list[str]) -> str:
-    """The program a pipeline's stage runs, past the shell's keywords and parentheses
-    (`do (curl -s …` runs curl), '' for none or one that only says where or when."""
-    core = unwrapped(stage)
-    while core and (core[0] in _KEYWORDS or core[0][:1] == "("):
-        if core[0][:1] == "(" and core[0].strip("("):
-            core = [core[0].lstrip("("), *core[1:]]
+def _stage(step: list[str]) -> list[str]:
+    """A pipeline stage's words from its program on: past the shell's keywords and a
+    subshell's parenthesis (`do (curl -s …`, `! grep -q x`, `if [ -f x ]`), its redirections
+    and the words that run it (`unwrapped`)."""
+    while step and (step[0] in _KEYWORDS or step[0][:1] == "("):
+        if step[0][:1] == "(" and step[0].strip("("):
+            step = [step[0].lstrip("("), *step[1:]]
             break
-        core = core[1:]
-    name = core[0].rsplit("/", 1)[-1].rstrip(")") if core else ""
-    return "" if name in _SETTINGS or name in _SAYERS or name in _KEYWORDS else name[:80]
+        step = step[1:]
+    return unwrapped(step)
+
+
+def _name(core: list[str]) -> str:
+    """The program a stage's words (`_stage`) run, without its folder (`(npm test)`: npm)."""
+    return core[0].rsplit("/", 1)[-1].rstrip(")")[:80] if core else ""
+
+
+def _program(stage: list[str]) -> str:
+    """The program a pipeline's stage runs (`_name`), '' for none or one that only says
+    where or when."""
+    name = _name(_stage(stage))
+    return "" if name in _SETTINGS or name in _SAYERS or name in _KEYWORDS else name
 
 
 def _acts(parsed: list[tuple[str, list[str]]]) -> tuple[tuple[str, ...], ...]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from metacog.perception.act import read, segments
+from metacog.perception.act import ELSE, THEN, read, said, segments
 from metacog.perception.shell import (
     QUESTIONS,
     actor,
@@ -334,35 +334,26 @@ def _alternatives(command: str) -> list[str]:
     return out
 
 
-# `… && echo "✅ Cleaned temporary files"`, `… || echo "server down"`: what a command prints
-# after its work, the one or the other way it went (its literal text: no `$`).
-_AND_ECHO = re.compile(r"&&\s*echo\s+(?:-e\s+)?(?:\"([^\"$`]+)\"|'([^']+)')")
-_OR_ECHO = re.compile(r"\|\|\s*echo\s+(?:-e\s+)?(?:\"([^\"$`]+)\"|'([^']+)')\s*$")
-
-
 def promised(command: str) -> str:
     """What a command says it did once its work succeeds (`rm … && echo "✅ Cleaned temporary
-    files"`): its words (two at least, of four letters or more), lower-cased, '' for none."""
-    found = _AND_ECHO.findall(command[:2000])
-    if not found:
+    files"`: the last line its sayers print only when its acts all went well, metacog.
+    perception.act's `says`): its words (two at least, of four letters or more), lower-cased,
+    '' for none."""
+    then = [line for when, line in read(command).says if when == THEN]
+    if not then:
         return ""
-    said = found[-1][0] or found[-1][1]
-    named = [w.lower() for w in re.findall(r"[A-Za-z]{4,}", said) if w.lower() not in _COMMON]
+    named = [w.lower() for w in re.findall(r"[A-Za-z]{4,}", then[-1]) if w.lower() not in _COMMON]
     return " ".join(dict.fromkeys(named)) if len(set(named)) >= 2 else ""
 
 
 def fell_back(command: str, output: str) -> str:
-    """The line of a command whose `|| echo "…"` printed last (the work before it failed,
-    its exit status hidden: `./ultrathink.sh status 2>/dev/null || echo "works"`), ''
-    otherwise."""
-    found = _OR_ECHO.search(command[:2000].rstrip())
-    if not found:
+    """The line of a command's fallback that printed last (`./ultrathink.sh status 2>/dev/null
+    || echo "works"`: a line its sayers print only when an act failed, metacog.perception.
+    act's `says`; the work before it failed, its exit status hidden), '' otherwise."""
+    lines = [said(line) for line in output.splitlines() if line.strip()]
+    if not lines or read(command).heard().get(lines[-1]) != {ELSE}:
         return ""
-    said = " ".join((found[1] or found[2]).split())
-    lines = [line.strip() for line in output.splitlines() if line.strip()]
-    if not lines or " ".join(lines[-1].split()) != said:
-        return ""
-    return f"its `|| echo` printed: {said}"[:160]
+    return f"its `|| echo` printed: {lines[-1]}"[:160]
 
 
 def words(command: str) -> tuple[str, ...]:

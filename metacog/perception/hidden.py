@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from metacog.perception.act import ALWAYS, ELSE, read
+from metacog.perception.act import ALWAYS, ELSE, read, said
 from metacog.perception.shell import QUESTIONS, READERS, first_word
 from metacog.perception.tools import DELEGATING_TOOLS, POLLING_TOOLS
 
@@ -105,10 +105,8 @@ def own_words(command: str, output: str) -> str:
     act = read(command)
     if not act.says:
         return ""
-    lines = [line.strip() for line in output[-SCAN_CAP:].splitlines() if line.strip()]
-    when: dict[str, set[str]] = {}
-    for branch, line in act.says:
-        when.setdefault(line, set()).add(branch)
+    lines = [said(line) for line in output[-SCAN_CAP:].splitlines() if line.strip()]
+    when = act.heard()
     if not lines or any(line not in when for line in lines):
         return ""  # something the world said
     if any(when[line] == {ELSE} for line in lines):
