@@ -94,18 +94,22 @@ def session_hash(session_id: str) -> str:
     return short_hash(session_id)
 
 
-def resolved(root: str, problem: str, sig: str, fix: dict, now: float) -> None:
-    """Remember how the problem was resolved in this project (OSError, ValueError: not)."""
+def resolved(root: str, problem: str, sig: str, fix: dict, now: float, was: str = "") -> None:
+    """Remember how the problem was resolved in this project (OSError, ValueError: not); `was`:
+    the key it had before (metacog.learning.resolutions._update)."""
     from metacog.learning import resolutions
 
-    resolutions.resolved(root, problem, sig, fix, now)
+    resolutions.resolved(root, problem, sig, fix, now, was)
 
 
-def met(root: str, problem: str, sig: str, session_id: str, now: float) -> dict | None:
-    """The problem came back in this session: what the project knew of it before."""
+def met(
+    root: str, problem: str, sig: str, session_id: str, now: float, was: str = ""
+) -> dict | None:
+    """The problem came back in this session: what the project knew of it before; `was`: the
+    key it had before (metacog.learning.resolutions._update)."""
     from metacog.learning import resolutions
 
-    return resolutions.met(root, problem, sig, session_id, now)
+    return resolutions.met(root, problem, sig, session_id, now, was)
 
 
 def active_rules(state_dir: str, session_id: str) -> set[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import zlib
 
+import pytest
 from hooktest import agent_text, bash, captured, failed, send
 
 from metacog.perception import novelty
@@ -719,3 +720,37 @@ def test_a_shorter_result_through_other_plumbing_is_not_news() -> None:
         ]
     )
     assert readings[1].gain == 0.0
+
+
+# Issue 39: the place an empty answer names is read by metacog.perception.act from the raw
+# command. Each variant split on spaces named another place than its plain form before.
+@pytest.mark.parametrize(
+    ("variant", "plain"),
+    [
+        pytest.param('ls "src/"', "ls src/", id="quoted"),
+        pytest.param('find "my dir/" -name x.py', "find my\\ dir/ -name x.py", id="quoted-spaces"),
+        pytest.param('cd "a b/" && ls build/', "cd a\\ b/ && ls build/", id="cd"),
+        pytest.param('timeout 10 find . -name "*.py"', "find . -name *.py", id="timeout"),
+        pytest.param("ls src/ 2> err.log", "ls src/", id="redirect"),
+        # `sudo -u bob`, `2>/dev/null` and `| head -5` name no place split or not: with a
+        # quoted folder, which was none.
+        pytest.param('sudo -u bob ls "/srv/" 2>/dev/null | head -5', "ls /srv/", id="sudo-head"),
+        pytest.param("grep -f - src/ <<'EOF'\nlib/a.py\nEOF", "grep -f - src/", id="heredoc"),
+        pytest.param("ls dist/ || echo see docs/", "ls dist/", id="sayer"),
+    ],
+)
+def test_the_place_of_an_empty_answer_is_its_plain_forms(variant: str, plain: str) -> None:
+    from hooktest import bash
+
+    from metacog.event import Event
+    from metacog.perception.action import from_event
+
+    empty, same = (from_event(Event(bash(c, stdout="")), 0.0) for c in (variant, plain))
+    assert empty.empty and same.empty
+    assert empty.prints == same.prints
+
+
+def test_two_places_of_empty_answers_are_two() -> None:
+    assert novelty.nothing("Bash", {"command": 'ls "a b/"'}) != novelty.nothing(
+        "Bash", {"command": 'ls "a c/"'}
+    )

@@ -398,3 +398,27 @@ def test_a_rule_with_nothing_of_the_situation_to_say_is_not_said() -> None:
 
     assert recall.rule_line("Read first.", "") == ""
     assert recall.rule_line("Read first.", "`Bash make` met `x` again").startswith("`Bash make`")
+
+
+def test_what_earlier_sessions_kept_under_the_old_key_of_the_persons_no_is_met_again(
+    project: Path,
+) -> None:
+    # Issue 39: `make 2>&1 | tail -20` was for `make 2>&1` (its words split on spaces); it is
+    # for `make` now. Two earlier sessions met it under the old key and never resolved it.
+    from metacog import recall
+
+    rejected = "The user doesn't want to proceed with this tool use. The tool use was rejected."
+    root, old, new = (
+        str(project),
+        recall.key("rejected Bash make 2>&1"),
+        recall.key("rejected Bash make"),
+    )
+    for n, session in enumerate(("a", "b")):
+        resolutions.met(root, old, "rejected Bash make 2>&1", session, T0 + n)
+    call = failed("make 2>&1 | tail -20", rejected)
+    said = run(project, "s3", [call, bash("ls"), call], T0 + 100)
+    assert said[2] == (
+        "metacog: this error was seen in 2 earlier sessions here, never resolved within the session."
+    )
+    kept = json.loads(Path(resolutions.path_for(root)).read_text())["problems"]
+    assert old not in kept and len(kept[new]["seen"]) == 3  # moved to the new key, and met

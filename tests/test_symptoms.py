@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from metacog.perception.call import Call
 from metacog.perception.symptoms import mistake, names_something, problems
 
 # What names a problem -----------------------------------------------------------------
@@ -146,6 +147,80 @@ def test_the_intent_of_a_command(first: str, second: str, same: bool) -> None:
     from metacog.perception.symptoms import intent
 
     assert (intent(Call("Bash", first)) == intent(Call("Bash", second))) is same
+
+
+REJECTED = "The user doesn't want to proceed with this tool use. The tool use was rejected."
+
+
+def rejected(command: str) -> Call:
+    """The person's no to a shell command, as perception reads it from the captured payload."""
+    from hooktest import failed
+
+    from metacog.event import Event
+    from metacog.perception.action import from_event
+
+    return from_event(Event(failed(command, REJECTED)), 0.0)
+
+
+# Issue 39: what a command was for is read by metacog.perception.act from the raw command.
+# Each variant read its display text split on spaces before, and was for something else.
+@pytest.mark.parametrize(
+    ("variant", "plain", "was_for"),
+    [
+        pytest.param('cd "my app" && make build; echo done', "make build", "make build", id="cd"),
+        pytest.param("cd app && make && echo done", "make", "make", id="cd-then-sayer"),
+        pytest.param("sudo -u git git pull origin", "git pull origin", "git pull", id="sudo"),
+        pytest.param("timeout 10 pytest | head -20", "pytest", "pytest", id="timeout-head"),
+        pytest.param("ls -la 2>/dev/null", "ls -la", "ls", id="devnull"),
+        pytest.param("make 2>&1 | tail -20", "make", "make", id="2>&1-tail"),
+        pytest.param("python3 - <<'EOF'\nprint(1)\nEOF", "python3 -", "python3", id="heredoc"),
+        pytest.param('rm "my file.txt"', "rm my\\ file.txt", "rm my file.txt", id="quoted"),
+        pytest.param("rm 'my file.txt'", "rm my\\ file.txt", "rm my file.txt", id="quoted'"),
+        pytest.param("sed -i '' s/a/b/ f", "sed -i s/a/b/ f", "sed s/a/b/", id="empty-word"),
+    ],
+)
+def test_what_a_command_was_for_is_its_plain_forms(variant: str, plain: str, was_for: str) -> None:
+    from metacog.perception.call import stored
+    from metacog.perception.symptoms import identity, intent, mistake_key
+
+    call, same = rejected(variant), rejected(plain)
+    assert intent(call) == intent(same) == was_for
+    assert mistake_key(call) == mistake_key(same) == f"rejected Bash {was_for}"
+    # Read from the record as the window and replay's report keep it, the same.
+    assert identity(stored(call.record())) == identity(call)
+
+
+def test_two_quoted_arguments_with_spaces_are_for_two_things() -> None:
+    from metacog.perception.symptoms import intent
+
+    assert intent(rejected('rm "a b.txt"')) != intent(rejected('rm "a c.txt"'))
+
+
+def test_what_a_command_was_for_is_kept_only_for_the_persons_no() -> None:
+    from hooktest import failed
+
+    from metacog.event import Event
+    from metacog.perception.action import from_event
+    from metacog.perception.call import stored
+    from metacog.perception.symptoms import intent
+
+    record = rejected("sudo -u git git pull").record()
+    assert record["intent"] == "git pull"
+    # A record stored before the field was kept is read from its act's text, the same.
+    del record["intent"]
+    assert intent(stored(record)) == "git pull"
+    assert intent(Call("Bash", "make 2>&1 | tail -20")) == "make"
+    # A failure of the world keeps none: the window's records stay as they were.
+    call = from_event(Event(failed("sudo -u git git pull", "Exit code 1\nfatal: x")), 0.0)
+    assert call.intent == "" and "intent" not in call.record()
+
+
+def test_the_old_key_of_the_persons_no_is_known_where_it_changed() -> None:
+    from metacog.perception.symptoms import legacy_identity
+
+    assert legacy_identity(rejected("make 2>&1 | tail -20")) == "rejected Bash make 2>&1"
+    assert legacy_identity(rejected("cd app && make && echo done")) == "rejected Bash echo done"
+    assert legacy_identity(rejected("git push origin main")) == ""  # unchanged: no old key
 
 
 def test_a_line_that_names_only_what_the_call_sent_is_its_frame() -> None:

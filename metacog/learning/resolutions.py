@@ -98,7 +98,12 @@ def lookup(root: str, problem: str) -> dict | None:
     return (problems or {}).get(problem)
 
 
-def _update(root: str, problem: str, change) -> dict | None:
+def _update(root: str, problem: str, change, was: str = "") -> dict | None:
+    """Change the record of `problem` under the file's lock. `was` names the key the same
+    problem was stored under before its identity was read anew (a shell command the person
+    said no to: metacog.perception.symptoms.legacy_identity, issue 39): a record found only
+    there is moved to `problem`, so what earlier sessions learned is met again, and the old key
+    is dropped. Keys whose identity did not change pass no `was` and are left as they were."""
     path = path_for(root)
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     with locked(path, timeout=LOCK_TIMEOUT):
@@ -106,6 +111,8 @@ def _update(root: str, problem: str, change) -> dict | None:
         if problems is None:
             return None
         before = problems.pop(problem, None)
+        old = problems.pop(was, None) if was and was != problem else None
+        before = before or old
         after = change(dict(before) if before else None)
         problems[problem] = after
         if len(problems) > PROBLEMS_CAP:
@@ -116,8 +123,11 @@ def _update(root: str, problem: str, change) -> dict | None:
     return before
 
 
-def met(root: str, problem: str, sig: str, session_id: str, now: float) -> dict | None:
-    """The problem came back in this session: note the session, return what was known before."""
+def met(
+    root: str, problem: str, sig: str, session_id: str, now: float, was: str = ""
+) -> dict | None:
+    """The problem came back in this session: note the session, return what was known before
+    (`was`: the key the problem had before, whose record moves to `problem`: `_update`)."""
     sid = session_hash(session_id)
 
     def change(rec: dict | None) -> dict:
@@ -126,11 +136,11 @@ def met(root: str, problem: str, sig: str, session_id: str, now: float) -> dict 
         rec.update(seen=[*seen, sid], at=now)
         return rec
 
-    return _update(root, problem, change)
+    return _update(root, problem, change, was)
 
 
-def resolved(root: str, problem: str, sig: str, fix: dict, now: float) -> None:
-    """The problem was resolved: remember how (replacing an older resolution)."""
+def resolved(root: str, problem: str, sig: str, fix: dict, now: float, was: str = "") -> None:
+    """The problem was resolved: remember how (replacing an older resolution; `was`: `met`)."""
     clean = {
         "files": [f[:TEXT_CAP] for f in fix["files"][:FILES_CAP]],
         "cmd": fix["cmd"][:TEXT_CAP],
@@ -143,4 +153,4 @@ def resolved(root: str, problem: str, sig: str, fix: dict, now: float) -> None:
         rec.update(fix=clean, at=now)
         return rec
 
-    _update(root, problem, change)
+    _update(root, problem, change, was)

@@ -31,7 +31,7 @@ FEEDERS = frozenset(("echo", "yes", "printf"))
 # Stages after a pipe that only cut or page what the act printed.
 _CUTTERS = frozenset(("head", "tail", "cat", "less", "more"))
 # Steps after `;`, `&&` or `||` that say something or nothing, whatever came before.
-_SAYERS = frozenset(("echo", "printf", "true", ":", "false"))
+SAYERS = frozenset(("echo", "printf", "true", ":", "false"))
 
 # Programs that run a project's tests, and verbs of verification (a build, a lint, a type
 # check): a check's outcome is the work's.
@@ -276,6 +276,22 @@ def unwrapped(step: list[str]) -> list[str]:
     return kept
 
 
+# An address's origin (scheme, host, port): where a call goes, whatever it asks there.
+_ORIGIN = re.compile(r"[\"']?(\w+://[^/\"'\s?#]+)")
+AIM_CAP = 120  # characters of what an act is for
+
+
+def aim_of(head: str, rest: list[str] | tuple[str, ...]) -> str:
+    """What a program and its words are for: the program and its first word that is not a
+    flag, a setting or empty (`git push`, `npm run`, `sed s/a/b/` for `sed -i '' s/a/b/`); of
+    an address, its origin (`curl http://localhost:3000`: the server the calls go to,
+    whichever path they ask). White space inside that word (code given with `python3 -c`) is
+    folded: it is shown and stored on one line."""
+    arg = next((w for w in rest if w and w[0] != "-" and ("=" not in w or _ORIGIN.match(w))), "")
+    origin = _ORIGIN.match(arg)
+    return " ".join(f"{head} {origin.group(1) if origin else arg}".split())[:AIM_CAP]
+
+
 class Act:
     """What a shell command does, read once (`read`)."""
 
@@ -283,6 +299,12 @@ class Act:
     def tests(self) -> bool:
         """It runs the project's tests."""
         return bool(self.runner)
+
+    @property
+    def aim(self) -> str:
+        """What the act is for (`aim_of`): `rm my file` for `sudo -u bob rm "my file"`, `make`
+        for `cd "a b" && make && echo done`, `pytest` for `timeout 10 pytest | head`."""
+        return aim_of(self.program, self.step[1:])
 
     __slots__ = (
         "acts",
@@ -293,6 +315,7 @@ class Act:
         "programs",
         "runner",
         "says",
+        "step",
         "waits",
         "writes",
     )
@@ -315,6 +338,9 @@ class Act:
         # The programs of each pipeline that acts (not a sayer, not where or when it runs:
         # `cd`, `sleep`, a loop's header): ("lsof", "grep") for `lsof -i :80 | grep LISTEN`.
         self.acts: tuple[tuple[str, ...], ...] = ()
+        # The words of the step that acts, as the parser read them (quotes off, no plumbing):
+        # ("rm", "my file") for `sudo -u bob rm "my file" 2>/dev/null`; () for none.
+        self.step: tuple[str, ...] = ()
 
     def heard(self) -> dict[str, set[str]]:
         """Each line its sayers print in their own words (`says`), its spaces made single
@@ -399,19 +425,20 @@ def _read(command: str) -> Act:
             continue
         if before == "|" and name in _CUTTERS:
             continue  # cuts or pages what the act printed
-        if before in ("||", ";", "&&") and name in _SAYERS and kept and not piped:
+        if before in ("||", ";", "&&") and name in SAYERS and kept and not piped:
             continue  # says something whatever the act did
         if before == "|" and kept and kept[-1][1][0].rsplit("/", 1)[-1] in FEEDERS:
             fed.add(len(kept) - 1)  # it feeds this step its words: this step acts
         kept.append((before, core))
     act.programs = frozenset(programs)
-    if programs & _SAYERS:  # most commands say nothing of their own: read no further
+    if programs & SAYERS:  # most commands say nothing of their own: read no further
         act.says = _says(parsed)
         act.acts = _acts(parsed) if act.says else ()
     acting = [core for i, (_, core) in enumerate(kept) if i not in fed]
     if not acting:
         return act
     first = acting[0]
+    act.step = tuple(first)
     act.program = _name(first)
     parts = []  # what is fed to the act is part of it (the answer piped to its prompt)
     for before, core in kept:
@@ -463,7 +490,7 @@ def _says(parsed: list[tuple[str, list[str]]]) -> tuple[tuple[str, str], ...]:
         acts: set[int] = set()
         for at, (_, stages) in enumerate(pipes):
             core = unwrapped(stages[0]) if len(stages) == 1 else []
-            if core and core[0] in _SAYERS:
+            if core and core[0] in SAYERS:
                 lines = _printed(stages[0], core)
                 saying[at] = lines or ()
                 if core[0] == "false":
@@ -512,7 +539,7 @@ def _program(stage: list[str]) -> str:
     """The program a pipeline's stage runs (`_name`), '' for none or one that only says
     where or when."""
     name = _name(_stage(stage))
-    return "" if name in _SETTINGS or name in _SAYERS or name in _KEYWORDS else name
+    return "" if name in _SETTINGS or name in SAYERS or name in _KEYWORDS else name
 
 
 def _acts(parsed: list[tuple[str, list[str]]]) -> tuple[tuple[str, ...], ...]:

@@ -15,7 +15,7 @@ import zlib
 
 from metacog.event import mapping, text, words
 from metacog.perception import novelty
-from metacog.perception.call import Call
+from metacog.perception.call import PERSON, Call
 from metacog.perception.tools import (
     DELEGATING_TOOLS,
     EDIT_TOOLS,
@@ -157,7 +157,8 @@ def target_of(tool: str, tool_input: dict, cwd: str) -> str:
 
 def acted(tool: str, tool_input: dict) -> dict:
     """What a shell command is (metacog.perception.act), as the Call's fields `act`, `does`
-    and `own`, read once from its whole text: {} for any other tool."""
+    and `own`, and `intent` (what it is for, kept by `make` only for the person's no), read
+    once from its whole text: {} for any other tool."""
     command = tool_input.get("command") if tool == "Bash" else None
     if not isinstance(command, str):
         return {}
@@ -168,7 +169,7 @@ def acted(tool: str, tool_input: dict) -> dict:
     # ends is for a later look at its output.
     background = act.background or tool_input.get("run_in_background") is True
     does = "w" * act.writes + "t" * act.tests + "s" * act.waits + "b" * background
-    return {"act": act.key, "does": does, "own": novelty.own(act.says)}
+    return {"act": act.key, "does": does, "own": novelty.own(act.says), "intent": act.aim}
 
 
 def checksum(value: object) -> int:
@@ -364,7 +365,7 @@ def make(
 ) -> Call:
     """The call's record: an error becomes its signature, its kind of mistake and the problems
     it names (metacog.perception.symptoms), and the result's checksum the failure's own; `more`
-    sets the other fields of the Call (empty, waiting, refused, turn, prints, named)."""
+    sets the other fields of the Call (empty, waiting, refused, turn, prints, named, act…)."""
     sig, mistake, problems = "", "", None
     if error:
         from metacog.perception import symptoms
@@ -378,6 +379,8 @@ def make(
             # The same failure again means the same problems, not only the same banner.
             places = " ".join(str(p[1]) for p in problems)
             result = zlib.crc32(f"{sig} {places}".encode())
+    if mistake not in PERSON:
+        more.pop("intent", None)  # what it was for is kept only where the person said no to it
     return Call(
         tool,
         target,

@@ -21,6 +21,7 @@ from operator import itemgetter  # loaded already: json imports re, which import
 # and no obstacle of the agent's own making.
 PERSON = frozenset(("rejected", "interrupted"))
 KEY_CAP = 200  # characters of a stored act (metacog.perception.act.KEY_CAP)
+INTENT_CAP = 120  # characters of a stored intent (metacog.perception.symptoms.intent)
 
 _FIELDS = (
     "tool",  # the tool's name, "?" when the payload had none
@@ -43,6 +44,10 @@ _FIELDS = (
     "act",  # a shell command's identity without its plumbing (metacog.perception.act), ''
     "does",  # what a shell command does, from its whole text: w writes, t tests, s sleeps, b background
     "own",  # the fingerprints of the lines its own sayers print (metacog.perception.novelty.own)
+    # What a shell command the person said no to was for (metacog.perception.act.Act.aim: its
+    # program and first word, read from the raw command), '' for any other call: Habit and
+    # Nociception count the person's no per intent (metacog.perception.symptoms.intent).
+    "intent",
 )
 
 
@@ -79,6 +84,7 @@ class Call(tuple):
         act: str = "",
         does: str = "",
         own: tuple = (),
+        intent: str = "",
     ) -> Call:
         return tuple.__new__(
             cls,
@@ -103,6 +109,7 @@ class Call(tuple):
                 act,
                 does,
                 own,
+                intent,
             ),
         )
 
@@ -126,6 +133,7 @@ class Call(tuple):
     act: str = property(itemgetter(17))  # type: ignore[assignment]
     does: str = property(itemgetter(18))  # type: ignore[assignment]
     own: tuple = property(itemgetter(19))  # type: ignore[assignment]
+    intent: str = property(itemgetter(20))  # type: ignore[assignment]
 
     @property
     def identity(self) -> str:
@@ -209,7 +217,7 @@ class Call(tuple):
             out["mistake"] = self.mistake
         if problems and self.problems is not None:
             out["problems"] = [list(p) for p in self.problems]
-        for name in ("agent", "path", "empty", "waiting", "refused", "turn", "does"):
+        for name in ("agent", "path", "empty", "waiting", "refused", "turn", "does", "intent"):
             value = getattr(self, name)
             if value:
                 out[name] = value
@@ -255,7 +263,7 @@ def stored(record: object) -> Call | None:
         get("path", ""),
     )
     result, size, ts, turn = get("result", 0), get("size", 0), get("ts", 0.0), get("turn", 0)
-    problems, act, does = get("problems"), get("act", ""), get("does", "")
+    problems, act, does, aim = get("problems"), get("act", ""), get("does", ""), get("intent", "")
     return tuple.__new__(
         Call,
         (
@@ -278,6 +286,8 @@ def stored(record: object) -> Call | None:
             (),
             act[:KEY_CAP] if isinstance(act, str) else "",
             does[:8] if isinstance(does, str) else "",
+            (),  # own: not stored with the call
+            aim[:INTENT_CAP] if isinstance(aim, str) else "",
         ),
     )
 

@@ -301,29 +301,59 @@ PER_INTENT = frozenset(("rejected", "interrupted"))
 BY_KIND = frozenset(("blocked", "no-such-tool", "hook-blocked", "hung", "needs-input"))
 
 
-# An address's origin (scheme, host, port): where a call goes, whatever it asks there.
-_ORIGIN = re.compile(r"[\"']?(\w+://[^/\"'\s?#]+)")
-
-
 def intent(action: Call) -> str:
     """What a call was for: its file, or its command's program and first word that is not a
-    flag (`git push`, `npm run`), past `cd … &&` and `VAR=value`; of an address, its origin
-    (`curl http://localhost:3000`: the server the calls go to, whichever path they ask)."""
+    flag (`git push`, `npm run`); of an address, its origin (metacog.perception.act.aim_of).
+
+    A shell command's is what perception read from the raw command (`Call.intent`, kept for
+    the person's no: metacog.perception.act.Act.aim), never its display text split again:
+    `cd "a b" && make`, `sudo -u bob rm x`, `timeout 10 pytest | head`, `ls x 2>/dev/null`
+    and a heredoc's command are for what their plain forms are for, `rm "my file"` for `rm my
+    file`. A call recorded without it (an older record) is read from its act's text.
+
+    Stored keys hold this text for the person's no (PER_INTENT): Habit's window memory
+    (`mistake_key`, session only) and, through `identity`, the resolutions store's problem key
+    (metacog.learning.resolutions, across sessions) and a resolved streak's lesson signature.
+    Before issue 39 a shell command's target was split on spaces (`ls x 2>/dev/null` was for
+    `ls 2>/dev/null`, `cd x && make && echo done` for `echo done`): a resolutions record under
+    such a key is found by `legacy_identity` and moved to the new key when it is met again."""
     if action.path:
         return str(action.path)[:200]
+    if action.tool == "Bash" and action.intent:
+        return action.intent
+    # Loaded for the person's no only: a failing Read need not load the shell's grammar.
+    from metacog.perception.act import aim_of, read
+
+    if action.tool == "Bash":
+        return read(action.act or action.target).aim
+    # Any other tool's target (a JSON input, a query, an address) is no shell command: its
+    # words as written.
+    words = str(action.target).split()
+    return aim_of(words[0], words[1:]) if words else ""
+
+
+def legacy_identity(action: Call) -> str:
+    """The identity a failure of the person's no (PER_INTENT) had before issue 39, where it
+    differs from `identity`'s, else '': only to find what the resolutions store kept under the
+    old key (metacog.senses.reflex), never a fingerprint of its own. The old reading: the
+    display target's words split on spaces, the part after the last `&&` of a `cd …`."""
+    if action.mistake not in PER_INTENT or action.tool != "Bash" or action.path:
+        return ""
     from metacog.perception.shell import first_word
 
     target = str(action.target)
     command = target.split("&&")[-1] if target.lstrip().startswith("cd ") else target
-    # A shell command's program as metacog.perception.act reads it; any other tool's target
-    # (a JSON input, a query) by its first word as written.
-    head = first_word(command) if action.tool == "Bash" else next(iter(command.split()), "")
+    head = first_word(command)
     rest = command.split(head, 1)[-1].split() if head else []
     arg = next(
-        (w for w in rest if not w.startswith("-") and ("=" not in w or _ORIGIN.match(w))), ""
+        (w for w in rest if not w.startswith("-") and ("=" not in w or _OLD_ORIGIN.match(w))), ""
     )
-    origin = _ORIGIN.match(arg)
-    return f"{head} {origin.group(1) if origin else arg}".strip()[:120]
+    origin = _OLD_ORIGIN.match(arg)
+    old = f"{action.mistake} Bash " + f"{head} {origin.group(1) if origin else arg}".strip()[:120]
+    return old if old != mistake_key(action) else ""
+
+
+_OLD_ORIGIN = re.compile(r"[\"']?(\w+://[^/\"'\s?#]+)")
 
 
 def mistake_key(action: Call) -> str:

@@ -73,6 +73,9 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
 
         shown = ident if names_something(ident) else action.sig or ident
         entry = {"n": 0, "turn": None, "first": calls, "sig": shown[:120], "tried": []}
+        was = _was(action, ctx)
+        if was:
+            entry["was"] = was
     turn = turn_of(action, win)
     if entry["turn"] != turn:
         entry["n"], entry["turn"] = entry["n"] + 1, turn
@@ -92,7 +95,7 @@ def feel(win: dict, action: Call, ctx: Context) -> Signal | None:
         told = mem["told"] = []
     text = ""
     if entry["n"] == 2 and problem not in told:
-        text = _recalled(mem, problem, ident, calls, ctx)
+        text = _recalled(mem, problem, ident, calls, ctx, str(entry.get("was") or ""))
         if text:
             told.append(problem)
             del told[:-TOLD_CAP]
@@ -194,7 +197,8 @@ def _passed(mem: dict, opened: dict, action: Call, calls: int, cfg: dict, ctx: C
             del done[next(iter(done))]
         if _learning(ctx):
             try:
-                ctx.recall.resolved(ctx.root, problem, entry["sig"], fix, ctx.now)
+                was = str(entry.get("was") or "")
+                ctx.recall.resolved(ctx.root, problem, entry["sig"], fix, ctx.now, was)
             except (OSError, ValueError) as exc:  # a busy lock, a full disk: this one is lost
                 _log(ctx, exc)
 
@@ -209,14 +213,26 @@ def _log(ctx: Context, exc: Exception) -> None:
     log_error(ctx.state_dir, f"reflex: resolutions store: {type(exc).__name__}: {exc}")
 
 
-def _recalled(mem: dict, problem: str, ident: str, calls: int, ctx: Context) -> str:
+def _was(action: Call, ctx: Context) -> str:
+    """The resolutions store's key this failure had before its identity was read anew (the
+    person's no to a shell command: metacog.perception.symptoms.legacy_identity), '' where it
+    is unchanged: what earlier sessions kept under it moves to the new key when met."""
+    from metacog.perception.symptoms import PER_INTENT, legacy_identity
+
+    if action.mistake not in PER_INTENT:
+        return ""
+    old = legacy_identity(action)
+    return ctx.recall.key(old) if old else ""
+
+
+def _recalled(mem: dict, problem: str, ident: str, calls: int, ctx: Context, was: str) -> str:
     recall = ctx.recall
     done = mem.get("done")
     here = done.get(problem) if isinstance(done, dict) else None
     before = None
     if _learning(ctx):
         try:
-            before = recall.met(ctx.root, problem, ident, ctx.event.session, ctx.now)
+            before = recall.met(ctx.root, problem, ident, ctx.event.session, ctx.now, was)
         except (OSError, ValueError) as exc:
             _log(ctx, exc)
     if isinstance(here, dict) and (
