@@ -32,9 +32,9 @@ pytestmark = pytest.mark.slow  # replays every shared transcript (243 sessions)
 # 163 it had scored 55, 1 and 0.22). From there they are only raised as the senses improve,
 # never lowered to pass (issue 39's rounds: 83, 3 and 0.39; then 85 with the batch's wall, 0.37 with the compaction note of the world's failures, 0.33 without cancelled siblings as obstacles); how well the senses do is a benchmark figure
 # (score_labels, and fit_stale's leave-one-repository-out estimate), not these asserts.
-ON_TIME_FLOOR = 85
+ON_TIME_FLOOR = 86
 FALSE_ALARMS_CEILING = 3
-QUIET_PER_100_CEILING = 0.33
+QUIET_PER_100_CEILING = 0.32
 
 
 @pytest.fixture(scope="module")
