@@ -48,7 +48,7 @@ DEFAULTS = {
     # within stale_bare_span calls. Counted on their own, so that a word said early (at
     # stale_at) does not hide what goes on being met.
     "stale_bare_at": 3,
-    "stale_bare_span": 15,
+    "stale_bare_span": 20,
     # Calls failing one after another, in this many model turns, with nothing between that
     # worked (not even an edit), whatever each said: nothing the agent tries works.
     "failing_at": 5,
