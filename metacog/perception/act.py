@@ -258,7 +258,7 @@ def _ended(
 _UNESCAPE = re.compile(r'\\(["\\])')
 
 
-def _quoted_end(command: str, at: int, n: int) -> int:
+def _quoted_end(command: str, at: int, n: int, nest: int = 0) -> int:
     """Where the double-quoted text opened at `at` closes (`n` if never): past a quote
     escaped (`\\"`) and past the quotes of a `$(…)` or backquotes inside it."""
     end = command.find('"', at + 1, n)
@@ -266,6 +266,8 @@ def _quoted_end(command: str, at: int, n: int) -> int:
     inside = command[at + 1 : end]
     if "\\" not in inside and "$(" not in inside and "`" not in inside:
         return end  # most quoted text: nothing inside that hides a quote
+    if nest > _NESTING:
+        return n
     i = at + 1
     while i < n:
         c = command[i]
@@ -276,10 +278,13 @@ def _quoted_end(command: str, at: int, n: int) -> int:
         elif c == "`":
             i = _tick_end(command, i, n) + 1
         elif command.startswith("$(", i):
-            i = _paren_end(command, i + 2, n) + 1
+            i = _paren_end(command, i + 2, n, nest + 1) + 1
         else:
             i += 1
     return n
+
+
+_NESTING = 32  # quotes and substitutions read inside each other: a hostile nest ends here
 
 
 def _tick_end(command: str, at: int, n: int) -> int:
@@ -293,13 +298,15 @@ def _tick_end(command: str, at: int, n: int) -> int:
     return n
 
 
-def _paren_end(command: str, at: int, n: int) -> int:
+def _paren_end(command: str, at: int, n: int, nest: int = 0) -> int:
     """Where the parenthesis opened just before `at` closes (`n` if never): its quotes,
     backquotes and the parentheses nested in it honoured (`$(jq -q '"\\(.a)"')`, `$(a $(b))`,
     `$((n+1))`)."""
     end = command.find(")", at, n)
     if end >= 0 and not any(c in command[at:end] for c in "(\"'`\\"):
         return end  # most substitutions: nothing inside that hides its end
+    if nest > _NESTING:
+        return n
     depth, i = 1, at
     while i < n:
         c = command[i]
@@ -313,7 +320,7 @@ def _paren_end(command: str, at: int, n: int) -> int:
             close = command.find("'", i + 1, n)
             i = n if close < 0 else close
         elif c == '"':
-            i = _quoted_end(command, i, n)
+            i = _quoted_end(command, i, n, nest + 1)
         elif c == "`":
             i = _tick_end(command, i, n)
         elif c == "\\":
