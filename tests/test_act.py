@@ -309,3 +309,99 @@ def test_a_sayers_redirect_writes_only_when_it_is_its_own_into_a_file(
     command: str, writes: bool
 ) -> None:
     assert read(command).writes is writes
+
+
+@pytest.mark.parametrize(
+    ("command", "plain"),
+    [
+        ("# build first\nmake build", "make build"),  # the act's program had been `#`
+        ("ls build # what is there", "ls build"),
+        ("make build && # it's done: install\nmake install", "make build && make install"),
+    ],
+)
+def test_a_comment_is_no_part_of_the_act(command: str, plain: str) -> None:
+    act, bare = read(command), read(plain)
+    assert (act.program, act.key) == (bare.program, bare.key)
+    assert "#" not in " ".join(segments(command))
+
+
+def test_a_comment_starts_only_where_a_word_could() -> None:
+    assert words("echo $# ${x#y} a#b '#c' \"#d\" # a note") == [
+        "echo",
+        "$#",
+        "${x#y}",
+        "a#b",
+        "#c",
+        "#d",
+    ]
+    # A comment's apostrophe opened a quote that hid the rest of an `&&` list, and its promise.
+    command = "git add -A &&\n# stage what's new, then commit\ngit commit -m x && echo 'Committed'"
+    assert list(read(command).says) == [("then", "Committed")]
+    assert segments("ls # a; b\necho ok") == ["ls", "echo ok"]
+    assert unheredoc("pytest # run the tests\nls") == "pytest \nls"
+
+
+def test_a_subshells_parentheses_are_grammar_not_words() -> None:
+    act = read("(cd app && npm test)")
+    assert act.runner == "npm test" and act.tests and act.key == read("cd app && npm test").key
+    assert read("(source .venv/bin/activate && pytest)").runner == "pytest"
+    assert list(read('ls build || (echo "none built")').says) == [("else", "none built")]
+    assert segments("(cd app && make) 2>&1 | tail") == ["cd app", "make 2>&1 | tail"]
+    assert first_step("{ sudo make install; }") == ["make", "install"]
+    # An escaped or quoted parenthesis is a word (`find`'s grouping), a word's own its own.
+    assert words('find . \\( -name a -o -name "(b)" \\)') == [
+        "find",
+        ".",
+        "(",
+        "-name",
+        "a",
+        "-o",
+        "-name",
+        "(b)",
+        ")",
+    ]
+    assert words("diff <(sort a) <(sort b)") == ["diff", "<(sort a)", "<(sort b)"]
+    assert read("diff <(sort a) <(sort b)").key != read("diff <(sort c) <(sort d)").key
+
+
+def test_a_group_piped_to_a_program_feeds_it_and_says_nothing() -> None:
+    # What `{ echo …; sleep …; } | nc` echoes is nc's input: nc acts, and nothing is said.
+    act = read('{ echo "status"; sleep 2; } | nc 10.0.0.1 23 | head -50')
+    assert act.program == "nc" and act.says == ()
+    act = read("(echo '{\"id\":1}'; echo '{\"id\":2}') | node server.js && echo served")
+    assert act.program == "node" and list(act.says) == [("then", "served")]
+    # Its look-alike: a group that acts, piped to a cutter, is the act.
+    assert read("(cd app && npm test) 2>&1 | tail -5").program == "npm"
+
+
+def test_a_substitution_ends_at_its_own_parenthesis() -> None:
+    # `$(…)` was cut at the first `)`, inside quotes: what followed was read as one word.
+    command = "owner=$(gh repo view --json owner -q '\"\\(.owner.login)\"') && gh pr view 7"
+    assert words(command)[1:] == ["&&", "gh", "pr", "view", "7"]
+    assert read(command).key == "gh pr view 7"
+    assert words("echo $(a $(b) c) d") == ["echo", "$(a $(b) c)", "d"]
+    assert words("n=$((n+1)); ls") == ["n=$((n+1))", ";", "ls"]
+    assert words("echo `a \\` b` c") == ["echo", "`a \\` b`", "c"]
+    # Inside double quotes: a substitution's own quotes, and a quote escaped.
+    assert words('echo "$(cat "$f" | wc -l) lines" x') == ["echo", '$(cat "$f" | wc -l) lines', "x"]
+    assert words('echo "a \\"b\\" c" d') == ["echo", 'a "b" c', "d"]
+    assert list(read('ls && echo "=== uri=\\"index\\" ==="; ls x').says) == [
+        ("then", '=== uri="index" ===')
+    ]
+
+
+def test_a_line_that_ends_with_a_backslash_goes_on() -> None:
+    # `\⏎` had been a word `⏎`, read as a new line: each argument after it was a step.
+    assert words("bash run.sh \\\n  'cat /etc/x' \\\n  2>&1") == [
+        "bash",
+        "run.sh",
+        "cat /etc/x",
+        "2>&1",
+    ]
+    assert read("./deploy.sh \\\n  --prod").key == "./deploy.sh --prod"
+
+
+def test_a_hostile_nest_of_quotes_and_substitutions_is_read_to_a_bound() -> None:
+    # Each `"$(` reads the next inside the last: 1400 of them passed Python's recursion limit.
+    for command in ('"$(' * 1400, '$("' * 1400):
+        assert len(read(command).key) == 200

@@ -107,7 +107,6 @@ _WRITES = re.compile(
 # the next word).
 _REDIRECT = re.compile(r"^(?:\d*|&)(?:>>?|<)(?:&\d+|&-)?(.*)$")
 _OPERATORS = ("&&", "||", ";", "|", "&", "\n")
-_GOES_ON = ("&&", "||", "|")  # operators after which a new line is no end of the command
 
 # When a sayer's line is printed (`Act.says`): whatever the acts before it did, only when they
 # all went well (`test -f x && echo OK`), only when one failed (`ls build || echo "No build"`).
@@ -118,14 +117,21 @@ _KEYWORDS = frozenset(
     ("do", "done", "then", "else", "elif", "fi", "if", "while", "until", "!", "{", "}")
 )
 # Steps that say where or when the act runs, not what it is.
+# A subshell's parentheses as `words` gives them, grammar that no word can be (a shell's
+# word holds no NUL): `\(` and `"("` are words, as `find . \( -name a -o -name b \)` has.
+_OPEN, _CLOSE = "\0(", "\0)"
 _SETTINGS = frozenset(("cd", "pushd", "popd", "sleep", "wait", "for", "case", "esac"))
 
 
 def words(command: str, cuts: list[tuple[int, int]] | None = None) -> list[str]:
     """A command's words and operators, quotes honoured and taken off (`"a b"` is one word,
-    `a|b` inside quotes no pipe), `$(…)` and backquotes kept whole, a heredoc's body left
-    out (what it feeds is data, not the act; what follows it is read on). `cuts`, if given,
-    gets where each operator that ends a command of the list stands (`segments`)."""
+    `a|b` inside quotes no pipe), `$(…)` and backquotes kept whole to their own end (quotes
+    and nesting inside them honoured), a heredoc's body and a comment left out (what it feeds
+    is data, a comment is for the reader: neither is the act; what follows is read on), and
+    the parentheses of a subshell taken as grammar, tokens of their own as operators are, not
+    part of a word (`(cd app && npm test)`).
+    `cuts`, if given, gets where each operator that ends a command of the list stands, and
+    where each comment and each subshell's parenthesis does (`segments`)."""
     out: list[str] = []
     word: list[str] = []
     started = False  # a word is under way (`""` is a word, empty)
@@ -133,45 +139,21 @@ def words(command: str, cuts: list[tuple[int, int]] | None = None) -> list[str]:
     bodies: list[str] = []  # the words that end the heredocs opened on this line
     while i < n:
         c = command[i]
-        if c in "'\"":
-            end = command.find(c, i + 1, n)
-            end = n if end < 0 else end
-            word.append(command[i + 1 : end])
-            started, i = True, end + 1
+        part = _part(command, i, n, started) if c in _QUOTING else None
+        if part:
+            text, i, started = part
+            word.append(text)
             continue
-        if c == "\\" and i + 1 < n:
-            word.append(command[i + 1])
-            started, i = True, i + 2
-            continue
-        if c == "`" or command.startswith("$(", i):
-            close = "`" if c == "`" else ")"
-            end = command.find(close, i + (1 if c == "`" else 2), n)
-            end = n if end < 0 else end
-            word.append(command[i : end + 1])
-            started, i = True, end + 1
+        if c in "()" or (c == "#" and not started):
+            started = _flush(out, word, started)
+            i = _grammar(command, i, n, out, cuts)
             continue
         # Every operator starts with one of these: the others are not looked for at each
         # character (half of reading `cat src/a.py`, 46 -> 24 us, measured).
-        operator = (
-            next((op for op in _OPERATORS if command.startswith(op, i)), "") if c in "&|;\n" else ""
-        )
-        if operator == "&" and ((word and word[-1] in "<>") or command.startswith("&>", i)):
-            operator = ""  # `2>&1`, `&>/dev/null`: a redirection, not a background job
+        operator = _operator(command, i, word) if c in "&|;\n" else ""
         if operator or c in " \t\r":
-            if started:
-                out.append("".join(word))
-                word, started = [], False
-            end = i + (len(operator) or 1)
-            if operator == "\n" and bodies:
-                end = _past_bodies(command, end, bodies, n)  # the file's text, not commands
-                bodies = []
-            if operator == "\n" and out and out[-1] in _GOES_ON:
-                operator = ""  # `a &&⏎ b`: the list goes on past the line's end
-            if operator:
-                out.append(operator)
-                if cuts is not None and operator != "|":
-                    cuts.append((i, end))
-            i = end
+            started = _flush(out, word, started)
+            i = _ended(command, (i, i + (len(operator) or 1)), out, bodies, cuts)
             continue
         opened = _HEREDOC.match(command, i) if c == "<" else None
         if opened:
@@ -181,9 +163,170 @@ def words(command: str, cuts: list[tuple[int, int]] | None = None) -> list[str]:
             continue
         word.append(c)
         started, i = True, i + 1
+    _flush(out, word, started)
+    return out
+
+
+_QUOTING = "'\"\\`$("  # the characters that may open a part of a word read whole (`_part`)
+
+
+def _part(command: str, i: int, n: int, started: bool) -> tuple[str, int, bool] | None:
+    """The part of a word that starts at `i` and is read whole (a quoted text, its quotes
+    off; a character escaped; `$(…)`, backquotes, or a parenthesis inside a word such as
+    `<(sort a)`, `a=(1 2)`, `f()`, to their own end): (its text, where it ends, whether a word
+    is under way after it); None for none."""
+    c = command[i]
+    if c == "'":
+        end = command.find(c, i + 1, n)
+        end = n if end < 0 else end
+        return command[i + 1 : end], end + 1, True
+    if c == '"':
+        end = _quoted_end(command, i, n)
+        text = command[i + 1 : end]
+        return (_UNESCAPE.sub(r"\1", text) if "\\" in text else text), end + 1, True
+    if c == "\\" and i + 1 < n:
+        if command[i + 1] == "\n":
+            return "", i + 2, started  # `\⏎` goes on to the next line: neither word nor end
+        return command[i + 1], i + 2, True
+    if c == "`":
+        end = _tick_end(command, i, n)
+    elif command.startswith("$(", i) or (c == "(" and started):
+        end = _paren_end(command, command.index("(", i) + 1, n)
+    else:
+        return None
+    return command[i : end + 1], end + 1, True
+
+
+def _flush(out: list[str], word: list[str], started: bool) -> bool:
+    """The word under way, if any, ended and added to `out`: no word is under way after."""
     if started:
         out.append("".join(word))
-    return out
+        word.clear()
+    return False
+
+
+def _grammar(command: str, i: int, n: int, out: list[str], cuts: list | None) -> int:
+    """A subshell's parenthesis (a token of its own) or a comment (to the line's end, for the
+    reader: left out) at `i`, noted in `cuts`; where the reading goes on."""
+    if command[i] in "()":
+        out.append(_OPEN if command[i] == "(" else _CLOSE)
+        end = i + 1
+    else:
+        end = command.find("\n", i, n)
+        end = n if end < 0 else end
+    if cuts is not None:
+        cuts.append((i, end))
+    return end
+
+
+def _operator(command: str, i: int, word: list[str]) -> str:
+    """The operator at `i`, '' for none (`2>&1`, `&>/dev/null`: a redirection, not a job sent
+    to the background)."""
+    operator = next((op for op in _OPERATORS if command.startswith(op, i)), "")
+    if operator == "&" and ((word and word[-1] in "<>") or command.startswith("&>", i)):
+        return ""
+    return operator
+
+
+def _ended(
+    command: str,
+    span: tuple[int, int],
+    out: list[str],
+    bodies: list[str],
+    cuts: list | None,
+) -> int:
+    """The operator or blank at `span` read: the operator added to `out` and its place to
+    `cuts` (not a pipe's: a pipeline is one command of the list); past the bodies of the
+    heredocs its line opened; where the reading goes on."""
+    at, end = span
+    operator = command[at:end].strip(" \t\r")
+    if operator == "\n" and bodies:
+        end = _past_bodies(command, end, bodies, min(len(command), CAP))  # a file's text
+        bodies.clear()
+    if operator == "\n" and (not out or (out[-1] in _OPERATORS and out[-1] != "&")):
+        # `a &&⏎ b`: the list goes on past the line's end; a line after a comment, a blank
+        # line or one after `;` starts no other command than the one already started
+        return end
+    if operator:
+        out.append(operator)
+        if cuts is not None and operator != "|":
+            cuts.append((at, end))
+    return end
+
+
+# Inside double quotes a backslash escapes only these (`"say \"hi\""` says `say "hi"`).
+_UNESCAPE = re.compile(r'\\(["\\])')
+
+
+def _quoted_end(command: str, at: int, n: int, nest: int = 0) -> int:
+    """Where the double-quoted text opened at `at` closes (`n` if never): past a quote
+    escaped (`\\"`) and past the quotes of a `$(…)` or backquotes inside it."""
+    end = command.find('"', at + 1, n)
+    end = n if end < 0 else end
+    inside = command[at + 1 : end]
+    if "\\" not in inside and "$(" not in inside and "`" not in inside:
+        return end  # most quoted text: nothing inside that hides a quote
+    if nest > _NESTING:
+        return n
+    i = at + 1
+    while i < n:
+        c = command[i]
+        if c == '"':
+            return i
+        if c == "\\":
+            i += 2
+        elif c == "`":
+            i = _tick_end(command, i, n) + 1
+        elif command.startswith("$(", i):
+            i = _paren_end(command, i + 2, n, nest + 1) + 1
+        else:
+            i += 1
+    return n
+
+
+_NESTING = 32  # quotes and substitutions read inside each other: a hostile nest ends here
+
+
+def _tick_end(command: str, at: int, n: int) -> int:
+    """Where the backquotes opened at `at` close (`n` if never), past an escaped one."""
+    i = at + 1
+    while i < n:
+        c = command[i]
+        if c == "`":
+            return i
+        i += 2 if c == "\\" else 1
+    return n
+
+
+def _paren_end(command: str, at: int, n: int, nest: int = 0) -> int:
+    """Where the parenthesis opened just before `at` closes (`n` if never): its quotes,
+    backquotes and the parentheses nested in it honoured (`$(jq -q '"\\(.a)"')`, `$(a $(b))`,
+    `$((n+1))`)."""
+    end = command.find(")", at, n)
+    if end >= 0 and not any(c in command[at:end] for c in "(\"'`\\"):
+        return end  # most substitutions: nothing inside that hides its end
+    if nest > _NESTING:
+        return n
+    depth, i = 1, at
+    while i < n:
+        c = command[i]
+        if c == ")":
+            depth -= 1
+            if not depth:
+                return i
+        elif c == "(":
+            depth += 1
+        elif c == "'":
+            close = command.find("'", i + 1, n)
+            i = n if close < 0 else close
+        elif c == '"':
+            i = _quoted_end(command, i, n, nest + 1)
+        elif c == "`":
+            i = _tick_end(command, i, n)
+        elif c == "\\":
+            i += 1
+        i += 1
+    return n
 
 
 # A heredoc's opening (`<<'EOF'`, `<<-END`, not a here-string `<<<`): its body, up to the
@@ -202,12 +345,15 @@ def _past_bodies(command: str, at: int, ends: list[str], n: int) -> int:
 
 def unheredoc(command: str) -> str:
     """The command without its heredocs' bodies (`cat > t.sh <<'EOF' … EOF` then `./t.sh`:
-    the run is what it does, not a line of the file written), nor their text kept."""
+    the run is what it does, not a line of the file written) and without its comments."""
     cuts: list[tuple[int, int]] = []
     words(command, cuts)
     out, at = [], 0
     for start, end in cuts:
-        if command[start] == "\n" and end > start + 1:
+        if command[start] == "#":
+            out.append(command[at:start])
+            at = end
+        elif command[start] == "\n" and end > start + 1:
             out.append(command[at : start + 1])
             at = end
     return "".join(out) + command[at:]
@@ -216,31 +362,44 @@ def unheredoc(command: str) -> str:
 def segments(command: str) -> list[str]:
     """The text of each command of a list, pipelines whole (cut at `&&`, `||`, `;`, `&` and
     new lines outside quotes; a heredoc's body left out): `sleep 3 && curl … | jq` is
-    `sleep 3` and `curl … | jq`."""
+    `sleep 3` and `curl … | jq`; comments left out."""
     cuts: list[tuple[int, int]] = []
     words(command, cuts)
-    out, at = [], 0
+    out, part, at = [], "", 0
     for start, end in cuts:
-        out.append(command[at:start])
+        part += command[at:start]
+        if command[start] not in "#()":  # a comment or a subshell's parenthesis: left out
+            out.append(part)
+            part = ""
         at = end
-    out.append(command[at : min(len(command), CAP)])
+    out.append(part + command[at : min(len(command), CAP)])
     return [part.strip() for part in out if part.strip()]
 
 
 def steps(command: str) -> list[tuple[str, list[str]]]:
-    """The command's steps, each (the operator before it, '' for the first; its words)."""
+    """The command's steps, each (the operator before it, '' for the first; its words), a
+    group's parentheses and braces left out (`(cd app && npm test)`: `cd app`, `npm test`)."""
     return _steps(words(command))
 
 
-def _steps(tokens: list[str]) -> list[tuple[str, list[str]]]:
-    """The steps of a command's words and operators (`words`)."""
+def _steps(tokens: list[str], piped: list[range] | None = None) -> list[tuple[str, list[str]]]:
+    """The steps of a command's words and operators (`words`); `piped`, if given, gets the
+    steps of each group whose output is piped to the next (`{ echo a; sleep 1; } | nc`)."""
     out: list[tuple[str, list[str]]] = []
     before, current = "", []
+    opened: list[int] = []  # the first step of each group still open
+    closed: range | None = None  # the group just closed, until the next operator
     for word in tokens:
-        if word in _OPERATORS:
+        if word == _OPEN or (word == "{" and not current):
+            opened.append(len(out) + bool(current))
+        elif word == _CLOSE or (word == "}" and not current):
+            closed = range(opened.pop(), len(out) + bool(current)) if opened else None
+        elif word in _OPERATORS:
             if current:
                 out.append((before, current))
-            before, current = word, []
+            if closed is not None and word == "|" and piped is not None:
+                piped.append(closed)
+            before, current, closed = word, [], None
         else:
             current.append(word)
     if current:
@@ -258,7 +417,7 @@ def unwrapped(step: list[str]) -> list[str]:
             skip_target = False
             continue
         redirect = _REDIRECT.match(word) if word[:1] in "0123456789&><" else None
-        if redirect and (">" in word or "<" in word):
+        if redirect and (">" in word or "<" in word) and word[1:2] != "(":  # `<(sort a)`: input
             skip_target = not redirect.group(1) and not word.endswith(("&1", "&2", "&-"))
             continue
         kept.append(word)
@@ -405,8 +564,10 @@ def _read(command: str) -> Act:
     kept: list[tuple[str, list[str]]] = []
     fed: set[int] = set()  # the steps that feed the next one its words (`echo N | npx …`)
     tokens = words(command)  # read once: the steps are made of them
-    parsed = _steps(tokens)
-    act.background = bool(tokens) and tokens[-1] == "&"
+    groups: list[range] = []
+    parsed = _steps(tokens, groups)
+    feeding = _feeding(parsed, groups)
+    act.background = "&" in tokens[-2:] and tokens[-1] in ("&", _CLOSE)  # `… &`, `(… &)`
     programs = set()
     for at, (before, step) in enumerate(parsed):
         piped = at + 1 < len(parsed) and parsed[at + 1][0] == "|"  # it feeds the next
@@ -418,6 +579,10 @@ def _read(command: str) -> Act:
         if before in ("|", "||", ";") and programs - {name}:
             act.hides_exit = True
         act.runner = act.runner or _runner(core)
+        if at in feeding:
+            fed.add(len(kept))  # `{ echo gps; sleep 2; } | nc …`: its words, fed to the act
+            kept.append((before, core))
+            continue
         if before in ("", "&&", ";") and name in ("cd", "pushd") and not kept:
             continue  # where it runs, not what
         if name == "sleep" and not kept:
@@ -432,7 +597,7 @@ def _read(command: str) -> Act:
         kept.append((before, core))
     act.programs = frozenset(programs)
     if programs & SAYERS:  # most commands say nothing of their own: read no further
-        act.says = _says(parsed)
+        act.says = _says(parsed, feeding)
         act.acts = _acts(parsed) if act.says else ()
     acting = [core for i, (_, core) in enumerate(kept) if i not in fed]
     if not acting:
@@ -471,18 +636,33 @@ def _printed(step: list[str], core: list[str]) -> tuple[str, ...] | None:
     return tuple(sorted(line.strip() for line in lines if line.strip()))
 
 
-def _says(parsed: list[tuple[str, list[str]]]) -> tuple[tuple[str, str], ...]:
+def _feeding(parsed: list[tuple[str, list[str]]], groups: list[range]) -> set[int]:
+    """The steps of each group piped to the next that only feeds it words: its programs
+    each a feeder or a wait (`{ echo "debug on"; sleep 1; } | nc host 23`, `(echo a; echo b)
+    | node server.js`). What they print is the next program's input, not the command's."""
+    out: set[int] = set()
+    for group in groups:
+        names = {_name(_stage(parsed[at][1])) for at in group}
+        if names and names <= FEEDERS | {"sleep", ""}:
+            out.update(group)
+    return out
+
+
+def _says(
+    parsed: list[tuple[str, list[str]]], feeding: set[int] = frozenset()
+) -> tuple[tuple[str, str], ...]:
     """The lines a command's sayers print in their own words, each with when (ALWAYS, THEN,
     ELSE): each `&&`/`||` list is read by the shell's own rules (`a && b || c` runs `c` when
     `a` or `b` failed) in every run of its acts' outcomes, and a sayer by the runs it is in."""
     lists: list[list[tuple[str, list[list[str]]]]] = []  # pipelines: (operator, stages)
-    for before, step in parsed:
+    for at, (before, step) in enumerate(parsed):
+        stage = ["true"] if at in feeding else step  # feeds the next its words: says nothing
         if before == "|" and lists:
-            lists[-1][-1][1].append(step)
+            lists[-1][-1][1].append(stage)
         elif before in ("&&", "||") and lists:
-            lists[-1].append((before, [step]))
+            lists[-1].append((before, [stage]))
         else:
-            lists.append([("", [step])])
+            lists.append([("", [stage])])
     out: list[tuple[str, str]] = []
     for pipes in lists:
         saying: dict[int, tuple[str, ...]] = {}
@@ -519,20 +699,17 @@ def _says(parsed: list[tuple[str, list[str]]]) -> tuple[tuple[str, str], ...]:
 
 
 def _stage(step: list[str]) -> list[str]:
-    """A pipeline stage's words from its program on: past the shell's keywords and a
-    subshell's parenthesis (`do (curl -s …`, `! grep -q x`, `if [ -f x ]`), its redirections
-    and the words that run it (`unwrapped`)."""
-    while step and (step[0] in _KEYWORDS or step[0][:1] == "("):
-        if step[0][:1] == "(" and step[0].strip("("):
-            step = [step[0].lstrip("("), *step[1:]]
-            break
+    """A pipeline stage's words from its program on: past the shell's keywords (`do curl -s
+    …`, `! grep -q x`, `if [ -f x ]`; a subshell's parentheses are no words, `words`), its
+    redirections and the words that run it (`unwrapped`)."""
+    while step and step[0] in _KEYWORDS:
         step = step[1:]
     return unwrapped(step)
 
 
 def _name(core: list[str]) -> str:
-    """The program a stage's words (`_stage`) run, without its folder (`(npm test)`: npm)."""
-    return core[0].rsplit("/", 1)[-1].rstrip(")")[:80] if core else ""
+    """The program a stage's words (`_stage`) run, without its folder."""
+    return core[0].rsplit("/", 1)[-1][:80] if core else ""
 
 
 def _program(stage: list[str]) -> str:
