@@ -67,6 +67,12 @@ def test_a_line_that_ends_with_and_or_or_or_a_pipe_goes_on() -> None:
     assert words("ls ||\n\necho x | \n wc") == ["ls", "||", "echo", "x", "|", "wc"]
     assert words("make\necho ok") == ["make", "\n", "echo", "ok"]
     assert segments("make &&\necho ok") == ["make", "echo ok"]
+    # A heredoc's body on the way is a file's text, never a command, whatever the list does.
+    written = "cat > f <<EOF &&\nline one && rm -rf x\nEOF\nls"
+    assert unheredoc(written) == "cat > f <<EOF &&\n\nls"
+    assert segments(written) == ["cat > f <<EOF", "ls"]
+    piped = "python3 - <<PY |\nimport os\nPY\nhead -3"
+    assert "import" not in unheredoc(piped) and [s.split()[-1] for s in segments(piped)] == ["-3"]
 
 
 def test_a_list_is_cut_where_the_shell_cuts_it() -> None:

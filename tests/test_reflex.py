@@ -415,6 +415,7 @@ def test_what_earlier_sessions_kept_under_the_old_key_of_the_persons_no_is_met_a
     )
     for n, session in enumerate(("a", "b")):
         resolutions.met(root, old, "rejected Bash make 2>&1", session, T0 + n)
+    _written_before_issue_39(root)
     call = failed("make 2>&1 | tail -20", rejected)
     said = run(project, "s3", [call, bash("ls"), call], T0 + 100)
     assert said[2] == (
@@ -422,3 +423,46 @@ def test_what_earlier_sessions_kept_under_the_old_key_of_the_persons_no_is_met_a
     )
     kept = json.loads(Path(resolutions.path_for(root)).read_text())["problems"]
     assert old not in kept and len(kept[new]["seen"]) == 3  # moved to the new key, and met
+
+
+def _written_before_issue_39(root: str) -> None:
+    """The project's resolutions as a version before issue 39 wrote them: no record says the
+    reading its key was made with."""
+    path = Path(resolutions.path_for(root))
+    data = json.loads(path.read_text())
+    for record in data["problems"].values():
+        record.pop("k", None)
+    path.write_text(json.dumps(data))
+
+
+def test_another_problems_record_under_an_old_key_stays_its_own(project: Path) -> None:
+    # `cd app && npm install && npm test` was for `npm test` before issue 39: the key a plain
+    # `npm test` the person said no to has now. That problem's record, kept by this version,
+    # is not taken for the other command's old one.
+    from metacog import recall
+
+    rejected = "The user doesn't want to proceed with this tool use. The tool use was rejected."
+    root, npm_test = str(project), recall.key("rejected Bash npm test")
+    for n, session in enumerate(("a", "b")):
+        resolutions.met(root, npm_test, "rejected Bash npm test", session, T0 + n)
+    call = failed("cd app && npm install && npm test", rejected)
+    run(project, "s3", [call, bash("ls"), call], T0 + 100)
+    kept = json.loads(Path(resolutions.path_for(root)).read_text())["problems"]
+    assert kept[npm_test]["seen"] == [
+        resolutions.session_hash("a"),
+        resolutions.session_hash("b"),
+    ]
+
+
+def test_a_problem_kept_under_its_old_key_and_its_new_one_is_merged(project: Path) -> None:
+    from metacog import recall
+
+    root = str(project)
+    old, new = recall.key("rejected Bash make 2>&1"), recall.key("rejected Bash make")
+    resolutions.met(root, old, "rejected Bash make 2>&1", "a", T0)
+    _written_before_issue_39(root)
+    resolutions.met(root, new, "rejected Bash make", "b", T0 + 1)
+    resolutions.met(root, new, "rejected Bash make", "c", T0 + 2, was=old)
+    kept = json.loads(Path(resolutions.path_for(root)).read_text())["problems"]
+    assert old not in kept
+    assert kept[new]["seen"] == [resolutions.session_hash(s) for s in "abc"]

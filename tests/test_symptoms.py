@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import zlib
+
 import pytest
 
 from metacog.perception.call import Call
@@ -162,6 +164,11 @@ def rejected(command: str) -> Call:
     return from_event(Event(failed(command, REJECTED)), 0.0)
 
 
+# A word with spaces inside is kept as its first word and a checksum (metacog.perception.act
+# aim_of): the aim is stored across sessions, and a quoted script may hold a secret.
+MY_FILE = f"rm my…{zlib.crc32(b'my file.txt') & 0xFFFFFF:06x}"
+
+
 # Issue 39: what a command was for is read by metacog.perception.act from the raw command.
 # Each variant read its display text split on spaces before, and was for something else.
 @pytest.mark.parametrize(
@@ -174,8 +181,8 @@ def rejected(command: str) -> Call:
         pytest.param("ls -la 2>/dev/null", "ls -la", "ls", id="devnull"),
         pytest.param("make 2>&1 | tail -20", "make", "make", id="2>&1-tail"),
         pytest.param("python3 - <<'EOF'\nprint(1)\nEOF", "python3 -", "python3", id="heredoc"),
-        pytest.param('rm "my file.txt"', "rm my\\ file.txt", "rm my file.txt", id="quoted"),
-        pytest.param("rm 'my file.txt'", "rm my\\ file.txt", "rm my file.txt", id="quoted'"),
+        pytest.param('rm "my file.txt"', "rm my\\ file.txt", MY_FILE, id="quoted"),
+        pytest.param("rm 'my file.txt'", "rm my\\ file.txt", MY_FILE, id="quoted'"),
         pytest.param("sed -i '' s/a/b/ f", "sed -i s/a/b/ f", "sed s/a/b/", id="empty-word"),
     ],
 )
@@ -194,6 +201,19 @@ def test_two_quoted_arguments_with_spaces_are_for_two_things() -> None:
     from metacog.perception.symptoms import intent
 
     assert intent(rejected('rm "a b.txt"')) != intent(rejected('rm "a c.txt"'))
+
+
+def test_no_script_or_secret_a_quoted_word_holds_is_kept_as_what_it_was_for() -> None:
+    from metacog.perception.symptoms import identity
+
+    for command in (
+        "bash -c \"curl -H 'Authorization: Bearer sk-live-abc123' https://api.example.com/v1\"",
+        "python3 -c \"import os; print(os.environ['API_KEY'])\"",
+        "sh -c 'TOKEN=sk-live-abc123 ./deploy.sh'",
+    ):
+        call = rejected(command)
+        kept = f"{identity(call)} {call.intent}"  # what the resolutions store keys on
+        assert "sk-live" not in kept and "API_KEY" not in kept and "Bearer" not in kept, kept
 
 
 def test_what_a_command_was_for_is_kept_only_for_the_persons_no() -> None:

@@ -6,10 +6,11 @@ project store, which holds no paths):
   <data>/resolutions/<crc of the project root>.json
   {"v": 1, "root": ROOT, "problems": {KEY: {"sig": SIG, "at": TS, "seen": [SESSION, ...],
                                             "fix": {"files": [REL, ...], "cmd": CMD,
-                                                    "calls": N, "at": TS}}}}
+                                                    "calls": N, "at": TS}, "k": 2}}}
 
 KEY is a hash of the failure's identity (the one Nociception and Habit use), SIG that
-identity cut to SIG_CAP characters (a normalized signature, never output text), files are
+identity cut to SIG_CAP characters (a normalized signature, never output text), `k` the
+reading of identities the key was made with (KEY_READING; none: before issue 39), files are
 paths relative to the project and CMD the command that then passed, both cut to
 TEXT_CAP. `seen` holds short hashes of the sessions where the problem came back a 2nd
 time, so "seen in 3 earlier sessions, never resolved" is a count, not a scan.
@@ -38,6 +39,11 @@ TEXT_CAP = 120
 SIG_CAP = 120
 READ_CAP = 256 * 1024  # PROBLEMS_CAP records of under 1 KB each
 LOCK_TIMEOUT = 0.25  # seconds: the hook must stay quick; a busy lock skips this write
+# The reading of a failure's identity a record's key was made with: 2 since issue 39 read a
+# shell command the person said no to by the act parser. A record without it was keyed by the
+# reading before, and only such a record moves from an old key (`_update`): the old key of one
+# command can be the new key of another (`cd app && npm install && npm test` was `npm test`).
+KEY_READING = 2
 
 
 def key(identity: str) -> str:
@@ -102,8 +108,10 @@ def _update(root: str, problem: str, change, was: str = "") -> dict | None:
     """Change the record of `problem` under the file's lock. `was` names the key the same
     problem was stored under before its identity was read anew (a shell command the person
     said no to: metacog.perception.symptoms.legacy_identity, issue 39): a record found only
-    there is moved to `problem`, so what earlier sessions learned is met again, and the old key
-    is dropped. Keys whose identity did not change pass no `was` and are left as they were."""
+    there and keyed by the reading before (no `k`) is moved to `problem`, so what earlier
+    sessions learned is met again, merged with what `problem` holds; a record of the current
+    reading there is another problem's, and stays. Keys whose identity did not change pass no
+    `was` and are left as they were."""
     path = path_for(root)
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     with locked(path, timeout=LOCK_TIMEOUT):
@@ -111,9 +119,12 @@ def _update(root: str, problem: str, change, was: str = "") -> dict | None:
         if problems is None:
             return None
         before = problems.pop(problem, None)
-        old = problems.pop(was, None) if was and was != problem else None
-        before = before or old
+        old = problems.get(was) if was and was != problem else None
+        if old is not None and old.get("k") != KEY_READING:
+            del problems[was]
+            before = _merged(before, old) if before else old
         after = change(dict(before) if before else None)
+        after["k"] = KEY_READING
         problems[problem] = after
         if len(problems) > PROBLEMS_CAP:
             oldest = sorted(problems, key=lambda k: problems[k]["at"])
@@ -121,6 +132,17 @@ def _update(root: str, problem: str, change, was: str = "") -> dict | None:
                 del problems[gone]
         atomic_write(path, dumps({"v": SCHEMA, "root": root, "problems": problems}))
     return before
+
+
+def _merged(now: dict, old: dict) -> dict:
+    """One record of a problem kept under its old key and its new one: the sessions of both
+    (the newer last, SEEN_CAP at most), its latest time, and the newer fix where both hold one."""
+    seen = [s for s in old["seen"] if s not in now["seen"]] + now["seen"]
+    fix = now.get("fix") or old.get("fix")
+    out = {**now, "seen": seen[-SEEN_CAP:], "at": max(now["at"], old["at"])}
+    if fix:
+        out["fix"] = fix
+    return out
 
 
 def met(

@@ -16,6 +16,7 @@ tool's messages.
 from __future__ import annotations
 
 import re
+import zlib
 
 CAP = 4000  # characters of a command read: a hostile megabyte costs no more than this
 KEY_CAP = 200  # characters of an act's identity
@@ -116,10 +117,10 @@ ALWAYS, THEN, ELSE = "always", "then", "else"
 _KEYWORDS = frozenset(
     ("do", "done", "then", "else", "elif", "fi", "if", "while", "until", "!", "{", "}")
 )
-# Steps that say where or when the act runs, not what it is.
 # A subshell's parentheses as `words` gives them, grammar that no word can be (a shell's
 # word holds no NUL): `\(` and `"("` are words, as `find . \( -name a -o -name b \)` has.
 _OPEN, _CLOSE = "\0(", "\0)"
+# Steps that say where or when the act runs, not what it is.
 _SETTINGS = frozenset(("cd", "pushd", "popd", "sleep", "wait", "for", "case", "esac"))
 
 
@@ -240,12 +241,17 @@ def _ended(
     heredocs its line opened; where the reading goes on."""
     at, end = span
     operator = command[at:end].strip(" \t\r")
-    if operator == "\n" and bodies:
+    skipped = operator == "\n" and bool(bodies)
+    if skipped:
         end = _past_bodies(command, end, bodies, min(len(command), CAP))  # a file's text
         bodies.clear()
     if operator == "\n" and (not out or (out[-1] in _OPERATORS and out[-1] != "&")):
         # `a &&⏎ b`: the list goes on past the line's end; a line after a comment, a blank
-        # line or one after `;` starts no other command than the one already started
+        # line or one after `;` starts no other command than the one already started. A
+        # heredoc's body passed over on the way (`cat > f <<EOF &&⏎…⏎EOF⏎ls`) is still cut
+        # out: its text is a file's, never a command's (`unheredoc`, `segments`).
+        if skipped and cuts is not None:
+            cuts.append((at, end))
         return end
     if operator:
         out.append(operator)
@@ -368,7 +374,9 @@ def segments(command: str) -> list[str]:
     out, part, at = [], "", 0
     for start, end in cuts:
         part += command[at:start]
-        if command[start] not in "#()":  # a comment or a subshell's parenthesis: left out
+        if command[start] == "\n" and part.rstrip().endswith("|"):
+            part += " "  # a heredoc's body inside a pipeline (`python3 - <<PY |`): it goes on
+        elif command[start] not in "#()":  # a comment or a subshell's parenthesis: left out
             out.append(part)
             part = ""
         at = end
@@ -444,11 +452,19 @@ def aim_of(head: str, rest: list[str] | tuple[str, ...]) -> str:
     """What a program and its words are for: the program and its first word that is not a
     flag, a setting or empty (`git push`, `npm run`, `sed s/a/b/` for `sed -i '' s/a/b/`); of
     an address, its origin (`curl http://localhost:3000`: the server the calls go to,
-    whichever path they ask). White space inside that word (code given with `python3 -c`) is
-    folded: it is shown and stored on one line."""
+    whichever path they ask). A word with white space inside (a quoted file name, code given
+    with `python3 -c`, a script for `bash -c`) is its first word and a checksum of the rest:
+    two of them stay apart, and no script, header or secret it holds is kept, the aim being
+    stored across sessions (metacog.learning.resolutions)."""
     arg = next((w for w in rest if w and w[0] != "-" and ("=" not in w or _ORIGIN.match(w))), "")
     origin = _ORIGIN.match(arg)
-    return " ".join(f"{head} {origin.group(1) if origin else arg}".split())[:AIM_CAP]
+    if origin:
+        arg = origin.group(1)
+    elif len(arg.split()) > 1:
+        first = arg.split()[0]
+        first = "" if "=" in first else first  # `TOKEN=… curl`: a setting, maybe a secret
+        arg = f"{first}…{zlib.crc32(arg.encode('utf-8', 'replace')) & 0xFFFFFF:06x}"
+    return f"{head} {arg}".strip()[:AIM_CAP]
 
 
 class Act:

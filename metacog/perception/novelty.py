@@ -581,8 +581,9 @@ def update(win: dict, action: Call, prints: list, named: list, main: bool = True
             shown,
             {k for k in nothing if isinstance(k, str)} if isinstance(nothing, list) else set(),
         )
-    if action.own:
+    if action.own and (main or not action.ok):  # what a subagent's window weighs (below)
         _said(shown, action.own, calls)
+        _cap(shown, cap)
     bare = not action.ok and not named and len(set(prints)) <= 1
     if action.empty:
         # An empty answer: its one line, nothing found at that place (metacog.perception.action), is
