@@ -494,6 +494,7 @@ class Act:
         "background",
         "hides_exit",
         "key",
+        "named",
         "program",
         "programs",
         "runner",
@@ -524,6 +525,11 @@ class Act:
         # The words of the step that acts, as the parser read them (quotes off, no plumbing):
         # ("rm", "my file") for `sudo -u bob rm "my file" 2>/dev/null`; () for none.
         self.step: tuple[str, ...] = ()
+        # The words its steps act on, as the parser read them (no plumbing, no words that run
+        # them): every step's but a sayer's own text (`|| echo "no dist/"`: what it prints,
+        # nothing it looked at), unless it feeds the next step (`echo src/ | xargs ls`).
+        # What a command names (metacog.perception.novelty's places).
+        self.named: tuple[str, ...] = ()
 
     def heard(self) -> dict[str, set[str]]:
         """Each line its sayers print in their own words (`says`), its spaces made single
@@ -594,6 +600,7 @@ def _read(command: str) -> Act:
     ended = _TOKENS["&"]
     act.background = ended in tokens[-2:] and tokens[-1] in (ended, _CLOSE)  # `… &`, `(… &)`
     programs = set()
+    named: list[str] = []
     for at, (before, step) in enumerate(parsed):
         piped = at + 1 < len(parsed) and parsed[at + 1][0] == "|"  # it feeds the next
         core = _stage(step)
@@ -601,6 +608,8 @@ def _read(command: str) -> Act:
             continue
         name = _name(core)
         programs.add(name)
+        if core[0] not in SAYERS or piped:
+            named.extend(core)
         if before in ("|", "||", ";") and programs - {name}:
             act.hides_exit = True
         act.runner = act.runner or _runner(core)
@@ -621,6 +630,7 @@ def _read(command: str) -> Act:
             fed.add(len(kept) - 1)  # it feeds this step its words: this step acts
         kept.append((before, core))
     act.programs = frozenset(programs)
+    act.named = tuple(named)
     if programs & SAYERS:  # most commands say nothing of their own: read no further
         act.says = _says(parsed, feeding)
         act.acts = _acts(parsed) if act.says else ()
