@@ -7,7 +7,7 @@ import pytest
 from hooktest import bash, said
 
 from metacog.perception import action as actions
-from metacog.perception.act import read, segments, unheredoc, words
+from metacog.perception.act import read, segments, steps, unheredoc, words
 from metacog.perception.novelty import call_key
 from metacog.perception.shell import actor, first_step, first_word, named_words, script
 from metacog.perception.shell import test_command as runs_tests  # not a test itself
@@ -63,9 +63,10 @@ def test_what_follows_a_heredoc_is_read_and_its_body_is_not() -> None:
 
 
 def test_a_line_that_ends_with_and_or_or_or_a_pipe_goes_on() -> None:
-    assert words("make &&\n  echo ok") == ["make", "&&", "echo", "ok"]
-    assert words("ls ||\n\necho x | \n wc") == ["ls", "||", "echo", "x", "|", "wc"]
-    assert words("make\necho ok") == ["make", "\n", "echo", "ok"]
+    # An operator is a token no word can be (`\0` and its text), as a parenthesis is.
+    assert words("make &&\n  echo ok") == ["make", "\0&&", "echo", "ok"]
+    assert words("ls ||\n\necho x | \n wc") == ["ls", "\0||", "echo", "x", "\0|", "wc"]
+    assert words("make\necho ok") == ["make", "\0\n", "echo", "ok"]
     assert segments("make &&\necho ok") == ["make", "echo ok"]
     # A heredoc's body on the way is a file's text, never a command, whatever the list does.
     written = "cat > f <<EOF &&\nline one && rm -rf x\nEOF\nls"
@@ -380,13 +381,32 @@ def test_a_group_piped_to_a_program_feeds_it_and_says_nothing() -> None:
     assert read("(cd app && npm test) 2>&1 | tail -5").program == "npm"
 
 
+def test_a_quoted_or_escaped_operator_is_a_word() -> None:
+    # `"|"`, `\;` and `"&&"` were words equal to the operators, read as a pipe, a list's end
+    # and an `&&`: `find … \; -print` ran a program `-print`, `echo "|"` said nothing.
+    assert steps('echo "|" && ls') == [("", ["echo", "|"]), ("&&", ["ls"])]
+    assert list(read('echo "|"').says) == [("always", "|")]
+    act = read('find . -name "*.pyc" -exec rm {} \\; -print')
+    assert act.programs == {"find"} and not act.hides_exit
+    assert act.key == "find . -name *.pyc -exec rm {} ; -print"
+    act = read('grep -c ";" src/a.c')
+    assert act.programs == {"grep"} and not act.hides_exit
+    assert read('echo "&&" make').programs == {"echo"}
+    assert not read('echo "&"').background and read("make &").background
+    # A line that ends with a quoted `|` does not go on: the next line is a command of its own.
+    assert steps('echo "|"\nrm x') == [("", ["echo", "|"]), ("\n", ["rm", "x"])]
+    assert read('echo "|"\nrm x').program == read("echo x\nrm x").program == "echo"
+    assert segments("echo \\|\nrm x") == ["echo \\|", "rm x"]
+    assert steps('echo "\n"\nrm x') == [("", ["echo", "\n"]), ("\n", ["rm", "x"])]  # quoted
+
+
 def test_a_substitution_ends_at_its_own_parenthesis() -> None:
     # `$(…)` was cut at the first `)`, inside quotes: what followed was read as one word.
     command = "owner=$(gh repo view --json owner -q '\"\\(.owner.login)\"') && gh pr view 7"
-    assert words(command)[1:] == ["&&", "gh", "pr", "view", "7"]
+    assert words(command)[1:] == ["\0&&", "gh", "pr", "view", "7"]
     assert read(command).key == "gh pr view 7"
     assert words("echo $(a $(b) c) d") == ["echo", "$(a $(b) c)", "d"]
-    assert words("n=$((n+1)); ls") == ["n=$((n+1))", ";", "ls"]
+    assert words("n=$((n+1)); ls") == ["n=$((n+1))", "\0;", "ls"]
     assert words("echo `a \\` b` c") == ["echo", "`a \\` b`", "c"]
     # Inside double quotes: a substitution's own quotes, and a quote escaped.
     assert words('echo "$(cat "$f" | wc -l) lines" x') == ["echo", '$(cat "$f" | wc -l) lines', "x"]

@@ -737,6 +737,9 @@ def test_a_shorter_result_through_other_plumbing_is_not_news() -> None:
         pytest.param('sudo -u bob ls "/srv/" 2>/dev/null | head -5', "ls /srv/", id="sudo-head"),
         pytest.param("grep -f - src/ <<'EOF'\nlib/a.py\nEOF", "grep -f - src/", id="heredoc"),
         pytest.param("ls dist/ || echo see docs/", "ls dist/", id="sayer"),
+        # A sayer after the shell's keywords, a quoted pipe: words said, no place looked at.
+        pytest.param("if ls dist/; then echo see docs/; fi", "ls dist/", id="keywords"),
+        pytest.param('ls dist/ && echo "|" docs/', "ls dist/", id="quoted-pipe"),
     ],
 )
 def test_the_place_of_an_empty_answer_is_its_plain_forms(variant: str, plain: str) -> None:

@@ -108,6 +108,11 @@ _WRITES = re.compile(
 # the next word).
 _REDIRECT = re.compile(r"^(?:\d*|&)(?:>>?|<)(?:&\d+|&-)?(.*)$")
 _OPERATORS = ("&&", "||", ";", "|", "&", "\n")
+# Each operator as `words` gives it: grammar that no word can be, as a subshell's parentheses
+# are (`_OPEN`), so that a quoted or escaped one stays a word (`echo "|"`, `find … \;`).
+# `steps` gives the operator before a step as its text: in that place it is never a word.
+_TOKENS = {op: "\0" + op for op in _OPERATORS}
+_OPERATOR_OF = {token: op for op, token in _TOKENS.items()}
 
 # When a sayer's line is printed (`Act.says`): whatever the acts before it did, only when they
 # all went well (`test -f x && echo OK`), only when one failed (`ls build || echo "No build"`).
@@ -126,7 +131,8 @@ _SETTINGS = frozenset(("cd", "pushd", "popd", "sleep", "wait", "for", "case", "e
 
 def words(command: str, cuts: list[tuple[int, int]] | None = None) -> list[str]:
     """A command's words and operators, quotes honoured and taken off (`"a b"` is one word,
-    `a|b` inside quotes no pipe), `$(…)` and backquotes kept whole to their own end (quotes
+    `a|b` inside quotes no pipe, an operator quoted or escaped a word: `"|"`, `\\;`; a real
+    one a token of its own, `_TOKENS`), `$(…)` and backquotes kept whole to their own end (quotes
     and nesting inside them honoured), a heredoc's body and a comment left out (what it feeds
     is data, a comment is for the reader: neither is the act; what follows is read on), and
     the parentheses of a subshell taken as grammar, tokens of their own as operators are, not
@@ -245,7 +251,7 @@ def _ended(
     if skipped:
         end = _past_bodies(command, end, bodies, min(len(command), CAP))  # a file's text
         bodies.clear()
-    if operator == "\n" and (not out or (out[-1] in _OPERATORS and out[-1] != "&")):
+    if operator == "\n" and (not out or (out[-1] in _OPERATOR_OF and out[-1] != _TOKENS["&"])):
         # `a &&⏎ b`: the list goes on past the line's end; a line after a comment, a blank
         # line or one after `;` starts no other command than the one already started. A
         # heredoc's body passed over on the way (`cat > f <<EOF &&⏎…⏎EOF⏎ls`) is still cut
@@ -254,7 +260,7 @@ def _ended(
             cuts.append((at, end))
         return end
     if operator:
-        out.append(operator)
+        out.append(_TOKENS[operator])
         if cuts is not None and operator != "|":
             cuts.append((at, end))
     return end
@@ -374,8 +380,10 @@ def segments(command: str) -> list[str]:
     out, part, at = [], "", 0
     for start, end in cuts:
         part += command[at:start]
-        if command[start] == "\n" and part.rstrip().endswith("|"):
-            part += " "  # a heredoc's body inside a pipeline (`python3 - <<PY |`): it goes on
+        if command[start] == "\n" and end > start + 1 and part.rstrip().endswith("|"):
+            # A heredoc's body inside a pipeline (`python3 - <<PY |`): it goes on. A line that
+            # ends with a `|` of its own and no body (`echo \|`) ends its command.
+            part += " "
         elif command[start] not in "#()":  # a comment or a subshell's parenthesis: left out
             out.append(part)
             part = ""
@@ -402,12 +410,12 @@ def _steps(tokens: list[str], piped: list[range] | None = None) -> list[tuple[st
             opened.append(len(out) + bool(current))
         elif word == _CLOSE or (word == "}" and not current):
             closed = range(opened.pop(), len(out) + bool(current)) if opened else None
-        elif word in _OPERATORS:
+        elif word in _OPERATOR_OF:
             if current:
                 out.append((before, current))
-            if closed is not None and word == "|" and piped is not None:
+            if closed is not None and word == _TOKENS["|"] and piped is not None:
                 piped.append(closed)
-            before, current, closed = word, [], None
+            before, current, closed = _OPERATOR_OF[word], [], None
         else:
             current.append(word)
     if current:
@@ -486,6 +494,7 @@ class Act:
         "background",
         "hides_exit",
         "key",
+        "named",
         "program",
         "programs",
         "runner",
@@ -516,6 +525,11 @@ class Act:
         # The words of the step that acts, as the parser read them (quotes off, no plumbing):
         # ("rm", "my file") for `sudo -u bob rm "my file" 2>/dev/null`; () for none.
         self.step: tuple[str, ...] = ()
+        # The words its steps act on, as the parser read them (no plumbing, no words that run
+        # them): every step's but a sayer's own text (`|| echo "no dist/"`: what it prints,
+        # nothing it looked at), unless it feeds the next step (`echo src/ | xargs ls`).
+        # What a command names (metacog.perception.novelty's places).
+        self.named: tuple[str, ...] = ()
 
     def heard(self) -> dict[str, set[str]]:
         """Each line its sayers print in their own words (`says`), its spaces made single
@@ -583,8 +597,10 @@ def _read(command: str) -> Act:
     groups: list[range] = []
     parsed = _steps(tokens, groups)
     feeding = _feeding(parsed, groups)
-    act.background = "&" in tokens[-2:] and tokens[-1] in ("&", _CLOSE)  # `… &`, `(… &)`
+    ended = _TOKENS["&"]
+    act.background = ended in tokens[-2:] and tokens[-1] in (ended, _CLOSE)  # `… &`, `(… &)`
     programs = set()
+    named: list[str] = []
     for at, (before, step) in enumerate(parsed):
         piped = at + 1 < len(parsed) and parsed[at + 1][0] == "|"  # it feeds the next
         core = _stage(step)
@@ -592,6 +608,8 @@ def _read(command: str) -> Act:
             continue
         name = _name(core)
         programs.add(name)
+        if core[0] not in SAYERS or piped:
+            named.extend(core)
         if before in ("|", "||", ";") and programs - {name}:
             act.hides_exit = True
         act.runner = act.runner or _runner(core)
@@ -612,6 +630,7 @@ def _read(command: str) -> Act:
             fed.add(len(kept) - 1)  # it feeds this step its words: this step acts
         kept.append((before, core))
     act.programs = frozenset(programs)
+    act.named = tuple(named)
     if programs & SAYERS:  # most commands say nothing of their own: read no further
         act.says = _says(parsed, feeding)
         act.acts = _acts(parsed) if act.says else ()

@@ -68,25 +68,20 @@ def nothing(tool: str, tool_input: dict) -> int:
 
 
 def _places(command: str) -> str:
-    """The places a shell command names (`_PLACE_WORD`), as metacog.perception.act reads its
-    words (quotes taken off, a heredoc's body left out): each step's, past the words that run
-    it (`sudo -u bob`, `timeout 10`), without its redirections (`2>/dev/null`, `2> err.log`)
-    and a sayer's text (`|| echo "no dist/"`: what it prints, no place it looked at). `ls
-    "src/"`, `ls src/ 2> err.log` and `ls src/` name one place.
+    """The places a shell command names (`_PLACE_WORD`) among the words its steps act on
+    (metacog.perception.act's `Act.named`: quotes taken off, a heredoc's body left out): each
+    step's, past the shell's keywords and the words that run it (`then`, `sudo -u bob`,
+    `timeout 10`), without its redirections (`2>/dev/null`, `2> err.log`) and a sayer's text
+    (`|| echo "no dist/"`: what it prints, no place it looked at). `ls "src/"`, `ls src/ 2>
+    err.log` and `ls src/` name one place.
 
     Kept in the window's memory only (novelty's "nothing" list, session state): a window from
     before this reading (issue 39: the command split on spaces, so `"src/"` was no place and a
     heredoc's lines and a redirect's file were) meets a place it remembered under the old
     fingerprint as news once more, and no stored record outlives the session."""
-    from metacog.perception.act import SAYERS, steps, unwrapped
+    from metacog.perception.act import read
 
-    places = set()
-    parsed = steps(command)
-    for at, (_, step) in enumerate(parsed):
-        core = unwrapped(step)
-        piped = at + 1 < len(parsed) and parsed[at + 1][0] == "|"  # it feeds the next its words
-        if core and (core[0] not in SAYERS or piped):
-            places.update(w.rstrip("/") for w in core if _PLACE_WORD.match(w))
+    places = {w.rstrip("/") for w in read(command).named if _PLACE_WORD.match(w)}
     return " ".join(sorted(places))
 
 
