@@ -705,6 +705,17 @@ def test_a_commands_own_words_are_not_news_whichever_call_prints_them() -> None:
         [bash(sent, stdout=""), failed("cat /tmp/job.out; ls /tmp/shot.png", log)]
     )
     assert later.gain == 0.5  # 2 lines of 4; "MISSING" and "--- rerun ---" counted as news: 1.0
+    # Said again by a later command, each is remembered once, under the call that said it last.
+    from metacog.event import Event
+    from metacog.perception.action import from_event
+
+    win: dict = {"calls": 0}
+    for payload in (bash(sent, stdout=""), bash(sent, stdout="")):
+        win["calls"] += 1
+        action = from_event(Event(payload), 0.0)
+        novelty.update(win, action, list(action.prints), list(action.named))
+    kept = remembered(win)
+    assert len(kept) == len(set(kept))
     # The same lines printed by a command that never said them are the world's: news.
     (other,) = _perceived([failed("cat /tmp/job.out; ls /tmp/shot.png", log)])
     assert other.gain == 1.0

@@ -435,12 +435,14 @@ def own(says: tuple) -> tuple:
 
 def _said(shown: list, prints: tuple, calls: int) -> None:
     """Remember a call's own words (`own`) as shown by it, before what it showed is weighed:
-    the window had them from the agent, so no result that prints them brings them as news."""
-    keys = " ".join(format(p, "06x") for p in prints)
+    the window had them from the agent, so no result that prints them brings them as news.
+    Each is then kept under this call only, as `_gain` keeps what a call showed again."""
+    keys = [format(p, "06x") for p in prints]
+    _forget(shown, set(keys))
     if shown and shown[-1][0] == calls:
-        shown[-1][1] = f"{shown[-1][1]} {keys}"
+        shown[-1][1] = " ".join([shown[-1][1], *keys])
     else:
-        shown.append([calls, keys])
+        shown.append([calls, " ".join(keys)])
 
 
 def _fresh(mem: dict, action: Call, calls: int) -> int:
